@@ -1,0 +1,88 @@
+//! GNU-style diagnostics: `prog: message[: strerror]` on standard error, and the program name
+//! they start with.
+//!
+//! GNU 9.12 names itself two ways: getopt's complaints, `Try '... --help'` and the usage lines
+//! use `argv[0]` as given (`/usr/bin/wc: invalid option -- 'x'`), while `error()` messages use its
+//! last component (`wc: f: No such file or directory`). The name is kept as raw bytes. Messages are assembled into one buffer and written with a
+//! single call so that they are never interleaved with other processes' output mid-line.
+
+use crate::platform;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::OnceLock;
+
+pub const EXIT_SUCCESS: i32 = 0;
+pub const EXIT_FAILURE: i32 = 1;
+
+static PROGRAM_NAME: OnceLock<OsString> = OnceLock::new();
+
+/// Sets the program name (`argv[0]` as given); set once per process, before any diagnostic.
+pub fn set_program_name(name: &OsStr) {
+    let _ = PROGRAM_NAME.set(name.to_owned());
+}
+
+/// `argv[0]` as given: what getopt messages, `Try ...` and usage lines print.
+pub fn program_name() -> &'static OsStr {
+    PROGRAM_NAME
+        .get()
+        .map(OsString::as_os_str)
+        .unwrap_or(OsStr::new("rapidutils"))
+}
+
+/// The last component of `argv[0]`: what `error()` messages start with.
+pub fn short_program_name() -> &'static [u8] {
+    let name = program_name().as_bytes();
+    name.rsplit(|&b| b == b'/').next().unwrap_or(name)
+}
+
+/// Writes `bytes` to standard error, ignoring failures (there is nowhere left to report them).
+fn write_stderr(bytes: &[u8]) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match platform::write(platform::STDERR, rest) {
+            Ok(0) => return,
+            Ok(n) => rest = &rest[n..],
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Prints `prog: message` (message as raw bytes), GNU's `error (0, 0, ...)`.
+pub fn error(message: &[u8]) {
+    print_prefixed(short_program_name(), message);
+}
+
+fn print_prefixed(prog: &[u8], message: &[u8]) {
+    let mut line = Vec::with_capacity(prog.len() + message.len() + 3);
+    line.extend_from_slice(prog);
+    line.extend_from_slice(b": ");
+    line.extend_from_slice(message);
+    line.push(b'\n');
+    write_stderr(&line);
+}
+
+/// Prints `prog: context: strerror(errno)`, GNU's `error (0, errno, "%s", context)`.
+pub fn error_errno(context: &[u8], err: &io::Error) {
+    let mut message = context.to_vec();
+    message.extend_from_slice(b": ");
+    message.extend_from_slice(platform::strerror(platform::errno_of(err)).as_bytes());
+    error(&message);
+}
+
+/// GNU's `emit_try_help`: `Try 'prog --help' for more information.`
+pub fn try_help() {
+    let mut line = b"Try '".to_vec();
+    line.extend_from_slice(program_name().as_bytes());
+    line.extend_from_slice(b" --help' for more information.\n");
+    write_stderr(&line);
+}
+
+/// A getopt complaint (`argv[0]: message`), then the `Try ... --help` line; returns the exit
+/// status GNU uses for usage errors.
+pub fn usage_error(message: &[u8]) -> i32 {
+    print_prefixed(program_name().as_bytes(), message);
+    try_help();
+    EXIT_FAILURE
+}

@@ -1,0 +1,338 @@
+//! A getopt_long that behaves like glibc's, driven by a tool's clap `Command`.
+//!
+//! clap's `Command` is the one definition of each tool's options (the help text, man pages and
+//! completions come from it too), but clap's own parser differs from GNU getopt in ways scripts
+//! can see: its messages, its exit status (2, not 1), and its handling of abbreviations. This
+//! parser reads the option table out of the `Command` and reproduces glibc's rules and messages:
+//! unambiguous abbreviations of long options, `--name=value` and `--name value`, clustered short
+//! options, operands permuted after options unless `POSIXLY_CORRECT` is set (or the tool asks
+//! for in-order scanning), `--` ending the options, and `-` as an operand.
+
+use clap::{Arg, Command};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+/// One option of the table, as getopt sees it.
+#[derive(Clone, Debug)]
+pub struct OptDef {
+    pub id: String,
+    pub short: Option<u8>,
+    pub long: Option<String>,
+    pub takes_value: bool,
+}
+
+/// The option table of a clap `Command`, in declaration order (glibc lists ambiguous
+/// possibilities in table order, so the order is part of the behaviour).
+pub fn option_table(cmd: &Command) -> Vec<OptDef> {
+    cmd.get_arguments()
+        .filter(|arg| !arg.is_positional())
+        .map(opt_def)
+        .collect()
+}
+
+fn opt_def(arg: &Arg) -> OptDef {
+    OptDef {
+        id: arg.get_id().as_str().to_owned(),
+        short: arg.get_short().and_then(|c| u8::try_from(c).ok()),
+        long: arg.get_long().map(str::to_owned),
+        takes_value: arg.get_action().takes_values(),
+    }
+}
+
+/// How operands and options may be mixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ordering {
+    /// GNU's default: options are recognised anywhere before `--` (unless POSIXLY_CORRECT).
+    Permute,
+    /// Option scanning stops at the first operand (`+` in the optstring, or POSIXLY_CORRECT).
+    RequireOrder,
+}
+
+/// A recognised option and its argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub id: String,
+    pub value: Option<OsString>,
+}
+
+/// A usage error, worded as glibc words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GetoptError {
+    /// `--name[=value]` matches no option (the text after `--`).
+    Unrecognized(Vec<u8>),
+    /// `--abbrev[=value]` matches several options (the text after `--`, and their names).
+    Ambiguous(Vec<u8>, Vec<String>),
+    /// `--name=value` for an option without an argument (the full option name).
+    NoArgumentAllowed(String),
+    /// A long option that needs an argument had none (the full option name).
+    ArgumentRequired(String),
+    /// `-c` is not an option.
+    InvalidShort(u8),
+    /// `-c` needs an argument and had none.
+    ShortArgumentRequired(u8),
+}
+
+impl GetoptError {
+    /// The message glibc prints after `prog: `.
+    pub fn message(&self) -> Vec<u8> {
+        let mut m = Vec::new();
+        match self {
+            GetoptError::Unrecognized(text) => {
+                m.extend_from_slice(b"unrecognized option '--");
+                m.extend_from_slice(text);
+                m.push(b'\'');
+            }
+            GetoptError::Ambiguous(text, names) => {
+                m.extend_from_slice(b"option '--");
+                m.extend_from_slice(text);
+                m.extend_from_slice(b"' is ambiguous; possibilities:");
+                for name in names {
+                    m.extend_from_slice(b" '--");
+                    m.extend_from_slice(name.as_bytes());
+                    m.push(b'\'');
+                }
+            }
+            GetoptError::NoArgumentAllowed(name) => m.extend_from_slice(
+                format!("option '--{name}' doesn't allow an argument").as_bytes(),
+            ),
+            GetoptError::ArgumentRequired(name) => {
+                m.extend_from_slice(format!("option '--{name}' requires an argument").as_bytes())
+            }
+            GetoptError::InvalidShort(c) => {
+                m.extend_from_slice(b"invalid option -- '");
+                m.push(*c);
+                m.push(b'\'');
+            }
+            GetoptError::ShortArgumentRequired(c) => {
+                m.extend_from_slice(b"option requires an argument -- '");
+                m.push(*c);
+                m.push(b'\'');
+            }
+        }
+        m
+    }
+}
+
+/// The scanner: an iterator of options; operands are collected as they are passed and are
+/// available from [`Getopt::into_operands`] once the options are exhausted.
+pub struct Getopt {
+    table: Vec<OptDef>,
+    args: std::vec::IntoIter<OsString>,
+    /// The rest of a short-option cluster being scanned (`-abc` after `a`).
+    cluster: Vec<u8>,
+    operands: Vec<OsString>,
+    ordering: Ordering,
+    done: bool,
+}
+
+impl Getopt {
+    /// `args` are the arguments after the program name.
+    pub fn new(table: Vec<OptDef>, args: Vec<OsString>, ordering: Ordering) -> Getopt {
+        let ordering = if std::env::var_os("POSIXLY_CORRECT").is_some() {
+            Ordering::RequireOrder
+        } else {
+            ordering
+        };
+        Getopt {
+            table,
+            args: args.into_iter(),
+            cluster: Vec::new(),
+            operands: Vec::new(),
+            ordering,
+            done: false,
+        }
+    }
+
+    /// The operands, in order; call once the iterator has returned `None`.
+    pub fn into_operands(mut self) -> Vec<OsString> {
+        self.operands.extend(self.args);
+        self.operands
+    }
+
+    fn short(&mut self) -> Result<Matched, GetoptError> {
+        let c = self.cluster.remove(0);
+        let Some(def) = self.table.iter().find(|d| d.short == Some(c)) else {
+            return Err(GetoptError::InvalidShort(c));
+        };
+        let id = def.id.clone();
+        if !def.takes_value {
+            return Ok(Matched { id, value: None });
+        }
+        if !self.cluster.is_empty() {
+            let value = OsString::from_vec(std::mem::take(&mut self.cluster));
+            return Ok(Matched {
+                id,
+                value: Some(value),
+            });
+        }
+        match self.args.next() {
+            Some(value) => Ok(Matched {
+                id,
+                value: Some(value),
+            }),
+            None => Err(GetoptError::ShortArgumentRequired(c)),
+        }
+    }
+
+    fn long(&mut self, text: &[u8]) -> Result<Matched, GetoptError> {
+        let (name, value) = match text.iter().position(|&b| b == b'=') {
+            Some(eq) => (&text[..eq], Some(&text[eq + 1..])),
+            None => (text, None),
+        };
+        let exact = self
+            .table
+            .iter()
+            .find(|d| d.long.as_deref().map(str::as_bytes) == Some(name));
+        let def = match exact {
+            Some(def) => def,
+            None => {
+                let mut candidates = self.table.iter().filter(|d| {
+                    d.long
+                        .as_deref()
+                        .is_some_and(|l| l.as_bytes().starts_with(name))
+                });
+                let Some(first) = candidates.next() else {
+                    return Err(GetoptError::Unrecognized(text.to_vec()));
+                };
+                if candidates.next().is_some() {
+                    let names = self
+                        .table
+                        .iter()
+                        .filter_map(|d| d.long.clone())
+                        .filter(|l| l.as_bytes().starts_with(name))
+                        .collect();
+                    return Err(GetoptError::Ambiguous(text.to_vec(), names));
+                }
+                first
+            }
+        };
+        let long = def.long.clone().unwrap_or_default();
+        let id = def.id.clone();
+        match (def.takes_value, value) {
+            (false, Some(_)) => Err(GetoptError::NoArgumentAllowed(long)),
+            (false, None) => Ok(Matched { id, value: None }),
+            (true, Some(v)) => Ok(Matched {
+                id,
+                value: Some(OsStr::from_bytes(v).to_owned()),
+            }),
+            (true, None) => match self.args.next() {
+                Some(v) => Ok(Matched { id, value: Some(v) }),
+                None => Err(GetoptError::ArgumentRequired(long)),
+            },
+        }
+    }
+}
+
+impl Iterator for Getopt {
+    type Item = Result<Matched, GetoptError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.cluster.is_empty() {
+            return Some(self.short());
+        }
+        while !self.done {
+            let arg = self.args.next()?;
+            let bytes = arg.as_bytes();
+            if bytes == b"--" {
+                self.done = true;
+            } else if let Some(text) = bytes.strip_prefix(b"--") {
+                let text = text.to_vec();
+                return Some(self.long(&text));
+            } else if bytes.len() > 1 && bytes[0] == b'-' {
+                self.cluster = bytes[1..].to_vec();
+                return Some(self.short());
+            } else {
+                self.operands.push(arg);
+                if self.ordering == Ordering::RequireOrder {
+                    self.done = true;
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ArgAction;
+
+    fn table() -> Vec<OptDef> {
+        let cmd = Command::new("t")
+            .arg(
+                Arg::new("bytes")
+                    .short('c')
+                    .long("bytes")
+                    .action(ArgAction::SetTrue),
+            )
+            .arg(
+                Arg::new("files0-from")
+                    .long("files0-from")
+                    .action(ArgAction::Set),
+            )
+            .arg(Arg::new("total").long("total").action(ArgAction::Set))
+            .arg(Arg::new("help").long("help").action(ArgAction::SetTrue))
+            .arg(
+                Arg::new("version")
+                    .long("version")
+                    .action(ArgAction::SetTrue),
+            );
+        option_table(&cmd)
+    }
+
+    fn run(args: &[&str]) -> (Vec<Result<Matched, GetoptError>>, Vec<OsString>) {
+        let mut g = Getopt::new(
+            table(),
+            args.iter().map(OsString::from).collect(),
+            Ordering::Permute,
+        );
+        let items: Vec<_> = g.by_ref().collect();
+        (items, g.into_operands())
+    }
+
+    #[test]
+    fn abbreviations_and_values() {
+        let (items, ops) = run(&[
+            "a",
+            "--by",
+            "--tot=only",
+            "b",
+            "--files0",
+            "x",
+            "--",
+            "--help",
+        ]);
+        let ids: Vec<_> = items
+            .iter()
+            .map(|r| r.as_ref().unwrap().id.clone())
+            .collect();
+        assert_eq!(ids, ["bytes", "total", "files0-from"]);
+        assert_eq!(
+            items[1].as_ref().unwrap().value.as_deref(),
+            Some(OsStr::new("only"))
+        );
+        assert_eq!(
+            items[2].as_ref().unwrap().value.as_deref(),
+            Some(OsStr::new("x"))
+        );
+        assert_eq!(ops, ["a", "b", "--help"]);
+    }
+
+    #[test]
+    fn errors_are_worded_like_glibc() {
+        let msg = |args: &[&str]| {
+            String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().message()).unwrap()
+        };
+        assert_eq!(msg(&["--x=1"]), "unrecognized option '--x=1'");
+        assert_eq!(
+            msg(&["--=1"]),
+            "option '--=1' is ambiguous; possibilities: '--bytes' '--files0-from' '--total' '--help' '--version'"
+        );
+        assert_eq!(
+            msg(&["--bytes=3"]),
+            "option '--bytes' doesn't allow an argument"
+        );
+        assert_eq!(msg(&["--tot"]), "option '--total' requires an argument");
+        assert_eq!(msg(&["-cq"]), "invalid option -- 'q'");
+    }
+}

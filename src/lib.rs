@@ -1,0 +1,101 @@
+//! rapidutils: drop-in, GNU-compatible `yes`, `cat` and `wc` that pick their fastest path at
+//! run time.
+//!
+//! The library holds every tool; the binaries are thin: `src/bin/<tool>.rs` runs one tool, and
+//! `src/main.rs` is the multi-call binary that dispatches on its name or first argument.
+
+pub mod common;
+pub mod platform;
+pub mod yes;
+
+use clap::Command;
+use common::{diag, help};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+/// A tool: its name, its command-line definition, and its entry point (which gets the
+/// arguments after the program name and returns the exit status).
+pub struct Tool {
+    pub name: &'static str,
+    pub command: fn() -> Command,
+    pub run: fn(Vec<OsString>) -> i32,
+}
+
+/// Every tool rapidutils provides.
+pub const TOOLS: &[Tool] = &[yes::TOOL];
+
+/// Finds the tool a program name stands for: the tool whose name is the longest suffix of the
+/// name's last path component, so `yes`, `/usr/bin/yes`, `ru-yes` and `gyes` all mean `yes`.
+pub fn tool_for_program(program: &OsStr) -> Option<&'static Tool> {
+    let bytes = program.as_bytes();
+    let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
+    TOOLS
+        .iter()
+        .filter(|t| base.ends_with(t.name.as_bytes()))
+        .max_by_key(|t| t.name.len())
+}
+
+/// Runs one tool as a standalone binary: `argv[0]` is the program name in diagnostics, as GNU's.
+pub fn run_tool(tool: &Tool, mut args: Vec<OsString>) -> i32 {
+    let program = if args.is_empty() {
+        OsString::from(tool.name)
+    } else {
+        args.remove(0)
+    };
+    diag::set_program_name(&program);
+    (tool.run)(args)
+}
+
+/// The multi-call binary: dispatch on the program name, else on the first argument.
+pub fn multicall_main(mut args: Vec<OsString>) -> i32 {
+    if let Some(tool) = args.first().and_then(|p| tool_for_program(p)) {
+        return run_tool(tool, args);
+    }
+    if args.len() < 2 {
+        return multicall_error(b"missing tool name");
+    }
+    let name = args.remove(1);
+    let own_option = |text: &[u8]| {
+        diag::set_program_name(OsStr::new("rapidutils"));
+        help::emit(text)
+    };
+    match name.as_bytes() {
+        b"--help" => return own_option(multicall_help().as_bytes()),
+        b"--version" => return own_option(&help::version_text("rapidutils")),
+        b"--list" => {
+            let list: String = TOOLS.iter().map(|t| format!("{}\n", t.name)).collect();
+            return own_option(list.as_bytes());
+        }
+        _ => {}
+    }
+    match TOOLS.iter().find(|t| t.name.as_bytes() == name.as_bytes()) {
+        Some(tool) => {
+            args[0] = OsString::from(tool.name);
+            run_tool(tool, args)
+        }
+        None => {
+            let mut message = common::quote::quotef(name.as_bytes());
+            message.extend_from_slice(b": no such tool in rapidutils");
+            multicall_error(&message)
+        }
+    }
+}
+
+fn multicall_error(message: &[u8]) -> i32 {
+    diag::set_program_name(OsStr::new("rapidutils"));
+    diag::usage_error(message)
+}
+
+fn multicall_help() -> String {
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+    format!(
+        "Usage: rapidutils TOOL [ARGUMENT]...\n  or:  TOOL [ARGUMENT]...   (through a link named after the tool)\n\
+         Run one of the rapidutils tools: GNU-compatible {}.\n\n\
+         A link or copy whose name ends in a tool's name runs that tool, so the binary can be\n\
+         installed as 'yes' or with a prefix such as 'ru-yes' or 'gyes'.\n\n\
+         \x20     --list\n         list the tools, one per line\n\
+         \x20     --help\n         display this help and exit\n\
+         \x20     --version\n         output version information and exit\n",
+        names.join(", ")
+    )
+}

@@ -1,0 +1,4 @@
+//! The multi-call binary: `rapidutils yes ...`, or a link named `yes` (or `ru-yes`, `gyes`, ...).
+#![no_main]
+
+rapidutils::entry!(rapidutils::multicall_main);

@@ -1,0 +1,84 @@
+//! Page-aligned buffers straight from `mmap`, advised for transparent huge pages where the
+//! system has them: the shape `vmsplice` wants (whole pages), and cheap to fault in.
+
+use std::io;
+
+/// Transparent huge pages are this large on x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// An anonymous, zero-filled, page-aligned mapping of at least `len` bytes.
+pub struct PageBuffer {
+    ptr: *mut u8,
+    len: usize,
+    map_len: usize,
+}
+
+impl PageBuffer {
+    pub fn new(len: usize) -> io::Result<PageBuffer> {
+        let page = page_size();
+        let map_len = len.max(1).div_ceil(page) * page;
+        // SAFETY: an anonymous private mapping with no address hint; the result is checked.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANON,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        if map_len >= HUGE_PAGE {
+            advise_huge(ptr, map_len);
+        }
+        Ok(PageBuffer {
+            ptr: ptr.cast(),
+            len,
+            map_len,
+        })
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: ptr is a live mapping of map_len >= len readable and writable bytes, owned by self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: as in as_mut_slice, shared access.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// Gives the buffer up for good: it stays mapped and unchanged for the rest of the process,
+    /// which is what makes handing its pages to a pipe with `vmsplice` sound.
+    pub fn freeze(self) -> &'static [u8] {
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: the mapping is never unmapped (no Drop runs) and no &mut to it can exist any
+        // more, so a shared 'static borrow is valid.
+        unsafe { std::slice::from_raw_parts(this.ptr, this.len) }
+    }
+}
+
+impl Drop for PageBuffer {
+    fn drop(&mut self) {
+        // SAFETY: ptr/map_len are exactly the mapping made in new(), unmapped once.
+        unsafe { libc::munmap(self.ptr.cast(), self.map_len) };
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if size > 0 { size as usize } else { 4096 }
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge(ptr: *mut libc::c_void, len: usize) {
+    // SAFETY: advice on our own fresh mapping; failure (no THP) is harmless and ignored.
+    unsafe { libc::madvise(ptr, len, libc::MADV_HUGEPAGE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge(_ptr: *mut libc::c_void, _len: usize) {}

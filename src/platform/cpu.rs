@@ -1,0 +1,42 @@
+//! Run-time CPU feature detection, done once and cached, so SIMD kernels are chosen by what the
+//! machine can do, never by `target-cpu=native` (distribution builds are generic x86-64).
+
+use std::sync::OnceLock;
+
+/// The instruction-set extensions the kernels can use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    pub sse2: bool,
+    pub avx2: bool,
+    pub avx512bw: bool,
+    pub neon: bool,
+}
+
+/// The features of the CPU we run on (cached after the first call).
+pub fn features() -> Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    *FEATURES.get_or_init(detect)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Features {
+    Features {
+        sse2: std::arch::is_x86_feature_detected!("sse2"),
+        avx2: std::arch::is_x86_feature_detected!("avx2"),
+        avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
+        neon: false,
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn detect() -> Features {
+    Features {
+        neon: std::arch::is_aarch64_feature_detected!("neon"),
+        ..Features::default()
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn detect() -> Features {
+    Features::default()
+}

@@ -1,0 +1,199 @@
+//! The operating system, behind one portable API.
+//!
+//! This module is the only place in rapidutils with `unsafe` code or `cfg(target_os)`: every
+//! system call the tools make goes through here. Everything is plain Unix except the zero-copy
+//! pipe calls (`splice`, `vmsplice`, `tee`, `F_SETPIPE_SZ`), which exist on Linux only; on other
+//! systems, and everywhere when the `portable` feature is on, they return `ENOSYS` so the callers
+//! take their read/write fallback through the very same code path that a kernel without them
+//! would trigger.
+
+mod buffer;
+pub mod cpu;
+mod locale;
+mod pipe;
+
+pub use buffer::PageBuffer;
+pub use locale::{Charset, MbDecoder, MbStep, charset, is_printable_byte, is_printable_wide};
+pub use pipe::{ZERO_COPY, pipe_max_size, set_pipe_size, splice, tee, vmsplice};
+
+use std::ffi::{CStr, OsString, c_char, c_int};
+use std::io;
+use std::os::unix::ffi::OsStringExt;
+
+/// A raw file descriptor number.
+pub type Fd = c_int;
+pub const STDIN: Fd = 0;
+pub const STDOUT: Fd = 1;
+pub const STDERR: Fd = 2;
+
+/// Defines the C `main` of a binary: `rapidutils::entry!(path::to::run)` where
+/// `run: fn(Vec<OsString>) -> i32`.
+///
+/// The binaries are `#![no_main]`, so Rust's runtime start-up never runs. That start-up would
+/// set SIGPIPE to "ignored" and reopen closed fds 0-2 on /dev/null, hiding exactly the state GNU
+/// tools react to (`yes | head` must die of SIGPIPE unless the parent ignored it; `yes >&-` must
+/// report "Bad file descriptor"). Skipping it also saves the stack-guard and signal-handler set-up
+/// system calls, which matters for tools started millions of times from scripts.
+#[macro_export]
+macro_rules! entry {
+    ($run:path) => {
+        #[unsafe(no_mangle)]
+        extern "C" fn main(
+            argc: ::std::ffi::c_int,
+            argv: *const *const ::std::ffi::c_char,
+        ) -> ::std::ffi::c_int {
+            // SAFETY: the C runtime passes the process's own argc/argv, valid and NUL-terminated
+            // for the whole life of the process.
+            let args = unsafe { $crate::platform::args_from_c(argc, argv) };
+            $run(args)
+        }
+    };
+}
+
+/// Converts the C `argv` into owned byte strings (arguments are bytes, never assumed UTF-8).
+///
+/// # Safety
+/// `argv` must point to `argc` valid NUL-terminated strings, as the C runtime guarantees.
+pub unsafe fn args_from_c(argc: c_int, argv: *const *const c_char) -> Vec<OsString> {
+    let count = usize::try_from(argc).unwrap_or(0);
+    let mut args = Vec::with_capacity(count);
+    for i in 0..count {
+        // SAFETY: i < argc, and the caller guarantees argv[0..argc] are valid C strings.
+        let arg = unsafe { CStr::from_ptr(*argv.add(i)) };
+        args.push(OsString::from_vec(arg.to_bytes().to_vec()));
+    }
+    args
+}
+
+fn last_error() -> io::Error {
+    io::Error::last_os_error()
+}
+
+/// Converts a libc `-1`-style return value to `io::Result`.
+fn check(ret: isize) -> io::Result<usize> {
+    if ret < 0 {
+        Err(last_error())
+    } else {
+        Ok(ret as usize)
+    }
+}
+
+/// One `write(2)`; may be short. EINTR is returned to the caller.
+pub fn write(fd: Fd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: buf is a valid, initialised slice for its whole length.
+    check(unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) })
+}
+
+/// One `read(2)`; EINTR is returned to the caller.
+pub fn read(fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: buf is valid for writes of its whole length.
+    check(unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) })
+}
+
+/// Waits until `fd` can take more output (used when stdout is non-blocking and said EAGAIN).
+pub fn wait_writable(fd: Fd) -> io::Result<()> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: pfd is one valid pollfd, and we pass a count of 1.
+        let ret = unsafe { libc::poll(&mut pfd, 1, -1) };
+        if ret >= 0 {
+            return Ok(());
+        }
+        let err = last_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// What kind of file a descriptor refers to; decides which copy path a tool takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Regular,
+    Directory,
+    Pipe,
+    CharDevice,
+    BlockDevice,
+    Socket,
+    Symlink,
+    Other,
+}
+
+/// The parts of `fstat` the tools use.
+#[derive(Clone, Copy, Debug)]
+pub struct FileInfo {
+    pub kind: FileKind,
+    pub size: u64,
+    pub dev: u64,
+    pub ino: u64,
+    pub blksize: u64,
+}
+
+pub fn fstat(fd: Fd) -> io::Result<FileInfo> {
+    // SAFETY: an all-zero `stat` is a valid value of this plain C struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: st is a valid, writable stat buffer.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(last_error());
+    }
+    let kind = match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => FileKind::Regular,
+        libc::S_IFDIR => FileKind::Directory,
+        libc::S_IFIFO => FileKind::Pipe,
+        libc::S_IFCHR => FileKind::CharDevice,
+        libc::S_IFBLK => FileKind::BlockDevice,
+        libc::S_IFSOCK => FileKind::Socket,
+        libc::S_IFLNK => FileKind::Symlink,
+        _ => FileKind::Other,
+    };
+    Ok(FileInfo {
+        kind,
+        size: st.st_size as u64,
+        #[allow(clippy::unnecessary_cast)] // dev_t is u32 on some targets
+        dev: st.st_dev as u64,
+        #[allow(clippy::unnecessary_cast)]
+        ino: st.st_ino as u64,
+        blksize: st.st_blksize as u64,
+    })
+}
+
+/// The C library's text for an errno value, exactly as GNU tools print it (`strerror`).
+pub fn strerror(errno: i32) -> String {
+    let mut buf = [0 as c_char; 256];
+    // SAFETY: buf is writable for its length; the XSI strerror_r writes a NUL-terminated string
+    // into it (truncating if needed) and returns 0 on success.
+    let ret = unsafe { libc::strerror_r(errno, buf.as_mut_ptr(), buf.len()) };
+    if ret != 0 {
+        return format!("Unknown error {errno}");
+    }
+    // SAFETY: on success strerror_r left a NUL-terminated string in buf.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The errno value behind an I/O error (EIO when there is none, which cannot happen for errors
+/// made here from system calls).
+pub fn errno_of(err: &io::Error) -> i32 {
+    err.raw_os_error().unwrap_or(libc::EIO)
+}
+
+/// Errno values the callers name.
+pub mod errno {
+    pub use libc::{
+        EAGAIN, EBADF, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPIPE, EWOULDBLOCK, EXDEV,
+    };
+}
+
+/// Whether an error from a zero-copy call means "this path is not available here" (take the
+/// fallback) rather than a real I/O error (report it).
+pub fn is_unsupported(err: &io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(libc::ENOSYS | libc::EINVAL | libc::EXDEV | libc::EOPNOTSUPP)
+    ) || err.raw_os_error() == Some(libc::ENOTSUP)
+}

@@ -1,0 +1,120 @@
+//! Zero-copy pipe calls: `vmsplice`, `splice`, `tee` and pipe resizing.
+//!
+//! Linux has them; everywhere else (and with the `portable` feature) each call fails with
+//! `ENOSYS`, the same answer an old kernel gives, so callers have exactly one fallback path.
+
+use super::Fd;
+use std::io;
+
+/// Whether this build has the zero-copy calls at all (false: every call below is `ENOSYS`).
+pub const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
+
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
+mod imp {
+    use super::super::{Fd, check, last_error};
+    use std::io;
+
+    pub fn vmsplice(fd: Fd, bufs: &[&[u8]]) -> io::Result<usize> {
+        let mut iov = [libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        }; 4];
+        let count = bufs.len().min(iov.len());
+        for (slot, buf) in iov.iter_mut().zip(bufs) {
+            *slot = libc::iovec {
+                iov_base: buf.as_ptr() as *mut libc::c_void,
+                iov_len: buf.len(),
+            };
+        }
+        // SAFETY: the iovecs describe live, initialised slices. vmsplice only reads them, and the
+        // callers' contract (see `vmsplice` below) keeps the pages unchanged while a pipe holds them.
+        check(unsafe { libc::vmsplice(fd, iov.as_ptr(), count, 0) })
+    }
+
+    pub fn splice(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+        // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
+        check(unsafe {
+            libc::splice(
+                fd_in,
+                std::ptr::null_mut(),
+                fd_out,
+                std::ptr::null_mut(),
+                len,
+                libc::SPLICE_F_MOVE,
+            )
+        })
+    }
+
+    pub fn tee(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+        // SAFETY: tee takes only descriptors and a length; no memory is passed.
+        check(unsafe { libc::tee(fd_in, fd_out, len, 0) })
+    }
+
+    pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
+        let size = libc::c_int::try_from(size).unwrap_or(libc::c_int::MAX);
+        // SAFETY: F_SETPIPE_SZ takes an int argument and touches no memory of ours.
+        let ret = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, size) };
+        if ret < 0 {
+            Err(last_error())
+        } else {
+            Ok(ret as usize)
+        }
+    }
+
+    pub fn pipe_max_size() -> Option<usize> {
+        let text = std::fs::read("/proc/sys/fs/pipe-max-size").ok()?;
+        std::str::from_utf8(&text).ok()?.trim().parse().ok()
+    }
+}
+
+#[cfg(not(all(target_os = "linux", not(feature = "portable"))))]
+mod imp {
+    use super::super::Fd;
+    use std::io;
+
+    fn unsupported() -> io::Error {
+        io::Error::from_raw_os_error(libc::ENOSYS)
+    }
+    pub fn vmsplice(_fd: Fd, _bufs: &[&[u8]]) -> io::Result<usize> {
+        Err(unsupported())
+    }
+    pub fn splice(_fd_in: Fd, _fd_out: Fd, _len: usize) -> io::Result<usize> {
+        Err(unsupported())
+    }
+    pub fn tee(_fd_in: Fd, _fd_out: Fd, _len: usize) -> io::Result<usize> {
+        Err(unsupported())
+    }
+    pub fn set_pipe_size(_fd: Fd, _size: usize) -> io::Result<usize> {
+        Err(unsupported())
+    }
+    pub fn pipe_max_size() -> Option<usize> {
+        None
+    }
+}
+
+/// Maps up to four slices into the pipe `fd` without copying them; returns the bytes moved
+/// (possibly fewer than asked). The caller must never modify those bytes again while the process
+/// lives: the pipe (and whoever reads it) sees the pages themselves, not a copy.
+pub fn vmsplice(fd: Fd, bufs: &[&'static [u8]]) -> io::Result<usize> {
+    imp::vmsplice(fd, bufs)
+}
+
+/// Moves up to `len` bytes from `fd_in` to `fd_out` (one of them a pipe) at their current offsets.
+pub fn splice(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+    imp::splice(fd_in, fd_out, len)
+}
+
+/// Duplicates up to `len` bytes from the pipe `fd_in` into the pipe `fd_out` without consuming them.
+pub fn tee(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+    imp::tee(fd_in, fd_out, len)
+}
+
+/// Asks for a pipe capacity of `size` bytes; returns the capacity granted.
+pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
+    imp::set_pipe_size(fd, size)
+}
+
+/// The largest capacity an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`).
+pub fn pipe_max_size() -> Option<usize> {
+    imp::pipe_max_size()
+}

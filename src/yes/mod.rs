@@ -1,0 +1,174 @@
+//! `yes`: print a line forever, as fast as the output can take it.
+//!
+//! Plan: the line is the operands joined by spaces (or `y`). The first line is written on its
+//! own at once, as GNU 9.12 does, so `yes | head -n1` is answered before any buffer is built.
+//! Then, when stdout is a pipe on Linux, the pipe is grown and a page-aligned buffer of whole
+//! lines is handed to it with `vmsplice` over and over: the pages are never copied and never
+//! written again. Everywhere else (and when `vmsplice` says "not supported") a large buffer of
+//! whole lines is written in a loop, continuing from exactly where the zero-copy path stopped.
+
+mod cli;
+
+pub use cli::command;
+
+use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::{diag, help, sink};
+use crate::platform::{self, FileKind, PageBuffer};
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+
+/// `yes` in the tool table.
+pub const TOOL: crate::Tool = crate::Tool {
+    name: "yes",
+    command,
+    run: main,
+};
+
+/// The write fallback's buffer holds at least this many bytes of whole lines.
+const WRITE_BUFFER_MIN: usize = 128 * 1024;
+/// The pipe capacity asked for when `/proc/sys/fs/pipe-max-size` cannot be read.
+const PIPE_SIZE_DEFAULT: usize = 1024 * 1024;
+
+/// Runs `yes` with `args` (without the program name); returns the exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let cmd = command();
+    // GNU's parse_gnu_standard_options_only makes one getopt_long call: the first option found
+    // (anywhere before `--`, unless POSIXLY_CORRECT) decides, and later ones are not looked at.
+    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    match scan.next() {
+        Some(Ok(opt)) if opt.id == "help" => return help::print_help(&cmd),
+        Some(Ok(_)) => return help::emit(&help::version_text("yes")),
+        Some(Err(err)) => return diag::usage_error(&err.message()),
+        None => {}
+    }
+    let operands = scan.into_operands();
+    let line = build_line(&operands);
+    let err = run(&line);
+    diag::error_errno(b"standard output", &err);
+    diag::EXIT_FAILURE
+}
+
+/// The operands joined by single spaces, and a newline; `y` when there are none.
+pub fn build_line(operands: &[OsString]) -> Vec<u8> {
+    if operands.is_empty() {
+        return b"y\n".to_vec();
+    }
+    let mut line = Vec::with_capacity(operands.iter().map(|o| o.len() + 1).sum());
+    for (i, operand) in operands.iter().enumerate() {
+        if i > 0 {
+            line.push(b' ');
+        }
+        line.extend_from_slice(operand.as_bytes());
+    }
+    line.push(b'\n');
+    line
+}
+
+/// Writes `line` forever; returns only with the error that stopped it.
+fn run(line: &[u8]) -> io::Error {
+    if let Err(err) = sink::write_all(platform::STDOUT, line) {
+        return err;
+    }
+    let is_pipe =
+        matches!(platform::fstat(platform::STDOUT), Ok(info) if info.kind == FileKind::Pipe);
+    if platform::ZERO_COPY && is_pipe {
+        match splice_forever(line) {
+            Outcome::Failed(err) => return err,
+            Outcome::Unsupported { offset } => return write_forever(line, offset),
+        }
+    }
+    write_forever(line, 0)
+}
+
+/// Fills `buf` with copies of `line` by doubling (`buf.len()` is a multiple of `line.len()`).
+pub fn fill(buf: &mut [u8], line: &[u8]) {
+    buf[..line.len()].copy_from_slice(line);
+    let mut filled = line.len();
+    while filled < buf.len() {
+        let n = filled.min(buf.len() - filled);
+        buf.copy_within(..n, filled);
+        filled += n;
+    }
+}
+
+/// The length of the smallest whole number of lines holding at least `min` bytes.
+fn whole_lines(line: &[u8], min: usize) -> usize {
+    min.div_ceil(line.len()).max(1) * line.len()
+}
+
+/// Writes whole-line buffers forever, starting `offset` bytes into the line pattern (where an
+/// earlier path stopped).
+fn write_forever(line: &[u8], offset: usize) -> io::Error {
+    let mut buf = vec![0; whole_lines(line, WRITE_BUFFER_MIN)];
+    fill(&mut buf, line);
+    let offset = offset % line.len();
+    if let Err(err) = sink::write_all(platform::STDOUT, &buf[offset..]) {
+        return err;
+    }
+    loop {
+        if let Err(err) = sink::write_all(platform::STDOUT, &buf) {
+            return err;
+        }
+    }
+}
+
+enum Outcome {
+    /// A real error (EPIPE, EIO, ...) to report.
+    Failed(io::Error),
+    /// The zero-copy call is not available; the pattern stands `offset` bytes in.
+    Unsupported { offset: usize },
+}
+
+/// Grows the pipe and `vmsplice`s a frozen buffer of whole lines into it forever.
+fn splice_forever(line: &[u8]) -> Outcome {
+    let want = platform::pipe_max_size().unwrap_or(PIPE_SIZE_DEFAULT);
+    let capacity = platform::set_pipe_size(platform::STDOUT, want).unwrap_or(64 * 1024);
+    let len = whole_lines(line, capacity);
+    let Ok(mut buf) = PageBuffer::new(len) else {
+        return Outcome::Unsupported { offset: 0 };
+    };
+    fill(buf.as_mut_slice(), line);
+    let buf = buf.freeze();
+    let mut offset = 0;
+    loop {
+        match platform::vmsplice(platform::STDOUT, &[&buf[offset..], buf]) {
+            Ok(n) => offset = (offset + n) % len,
+            Err(err) => match err.raw_os_error() {
+                Some(platform::errno::EINTR) => {}
+                Some(e) if e == platform::errno::EAGAIN || e == platform::errno::EWOULDBLOCK => {
+                    if let Err(err) = platform::wait_writable(platform::STDOUT) {
+                        return Outcome::Failed(err);
+                    }
+                }
+                _ if platform::is_unsupported(&err) => return Outcome::Unsupported { offset },
+                _ => return Outcome::Failed(err),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_is_operands_joined_by_spaces() {
+        assert_eq!(build_line(&[]), b"y\n");
+        assert_eq!(
+            build_line(&["a".into(), "".into(), "b c".into()]),
+            b"a  b c\n"
+        );
+    }
+
+    #[test]
+    fn fill_repeats_whole_lines() {
+        let line = b"abc\n";
+        let mut buf = vec![0; whole_lines(line, 1000)];
+        assert_eq!(buf.len(), 1000);
+        fill(&mut buf, line);
+        assert!(buf.chunks(4).all(|c| c == line));
+        let long = vec![b'x'; 5000];
+        assert_eq!(whole_lines(&long, 1000), 5000);
+    }
+}

@@ -1,0 +1,88 @@
+//! The multi-call binary: dispatch on the program name (with any prefix) and on the first
+//! argument, `--list`, `--help`, `--version`, and unknown tool names.
+
+use crate::util::*;
+use assert_cmd::Command as AssertCommand;
+use predicates::prelude::*;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+fn multi(argv0: &str) -> Command {
+    let mut cmd = Command::new(ours("rapidutils"));
+    cmd.arg0(argv0).env("LC_ALL", "C");
+    cmd
+}
+
+#[test]
+fn dispatches_on_program_name_with_prefixes() {
+    for argv0 in ["yes", "/usr/bin/yes", "ru-yes", "gyes", "rapidutils-yes"] {
+        let out = run_cut(multi(argv0), 6);
+        assert_eq!(out.stdout, b"y\ny\ny\n", "{argv0}");
+        let mut cmd = multi(argv0);
+        cmd.arg("--bogus");
+        let [_, mut gnu] = both("yes", argv0);
+        gnu.arg("--bogus");
+        assert_eq!(run_cut(cmd, 100), run_cut(gnu, 100), "{argv0}");
+    }
+}
+
+#[test]
+fn dispatches_on_first_argument_and_names_the_tool() {
+    let mut cmd = multi("rapidutils");
+    cmd.args(["yes", "a", "b"]);
+    assert_eq!(run_cut(cmd, 8).stdout, b"a b\na b\n");
+    let mut cmd = multi("/opt/x/rapidutils");
+    cmd.args(["yes", "--nope"]);
+    let out = run_cut(cmd, 100);
+    assert_eq!(out.status, "exit 1");
+    assert_eq!(
+        out.stderr_text(),
+        "yes: unrecognized option '--nope'\nTry 'yes --help' for more information.\n"
+    );
+}
+
+#[test]
+fn list_help_version() {
+    AssertCommand::new(ours("rapidutils"))
+        .arg("--list")
+        .assert()
+        .success()
+        .stdout("yes\n");
+    AssertCommand::new(ours("rapidutils"))
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "Usage: rapidutils TOOL [ARGUMENT]...\n",
+        ));
+    AssertCommand::new(ours("rapidutils"))
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(concat!(
+            "rapidutils (rapidutils) ",
+            env!("CARGO_PKG_VERSION"),
+            "\n"
+        )));
+}
+
+#[test]
+fn unknown_tool_and_no_tool_are_errors() {
+    AssertCommand::new(ours("rapidutils"))
+        .arg("frob")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("rapidutils: frob: no such tool in rapidutils\nTry 'rapidutils --help' for more information.\n");
+    AssertCommand::new(ours("rapidutils"))
+        .assert()
+        .code(1)
+        .stderr("rapidutils: missing tool name\nTry 'rapidutils --help' for more information.\n");
+    AssertCommand::new(ours("rapidutils"))
+        .arg("a b")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "rapidutils: 'a b': no such tool",
+        ));
+}

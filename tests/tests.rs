@@ -1,0 +1,6 @@
+//! All integration tests, one binary: `mod` per area, shared helpers in `util`.
+
+mod multicall;
+mod util;
+mod yes_diff;
+mod yes_shape;

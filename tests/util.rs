@@ -1,0 +1,141 @@
+//! Helpers: locating our binaries and the GNU oracle, running a command with its output cut
+//! after N bytes, and describing how it ended.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Where `../shared/tools/gnu-oracle.sh` installs GNU coreutils 9.12.
+pub const ORACLE_BIN: &str = "/opt/gnu-oracle/bin";
+
+/// The GNU 9.12 reference wrapper for `tool`. A missing oracle fails the test: a differential
+/// test that cannot compare must not pass.
+pub fn oracle(tool: &str) -> PathBuf {
+    let path = Path::new(ORACLE_BIN).join(tool);
+    assert!(
+        path.exists(),
+        "GNU oracle missing at {}: run ../shared/tools/gnu-oracle.sh (as .ci/run does)",
+        path.display()
+    );
+    path
+}
+
+/// One of our binaries, as built by cargo for this test run.
+pub fn ours(tool: &str) -> PathBuf {
+    match tool {
+        "yes" => PathBuf::from(env!("CARGO_BIN_EXE_yes")),
+        "rapidutils" => PathBuf::from(env!("CARGO_BIN_EXE_rapidutils")),
+        _ => panic!("no binary {tool}"),
+    }
+}
+
+/// A command for our `tool` that sees `argv0` as its name, and one for GNU's that does too,
+/// both with the same clean environment (TERM=dumb: GNU 9.12 adds hyperlinks to --help otherwise).
+pub fn both(tool: &str, argv0: &str) -> [Command; 2] {
+    let mut mine = Command::new(ours(tool));
+    let mut gnu = Command::new(oracle(tool));
+    for cmd in [&mut mine, &mut gnu] {
+        cmd.env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("TERM", "dumb")
+            .env("LC_ALL", "C");
+    }
+    mine.arg0(argv0);
+    gnu.env("GNU_ORACLE_ARGV0", argv0);
+    [mine, gnu]
+}
+
+/// How a run ended and what it printed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: String,
+}
+
+impl Outcome {
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(sig)) => format!("signal {sig}"),
+        _ => "unknown".into(),
+    }
+}
+
+/// Runs `cmd` with stdout a pipe, reads at most `limit` bytes, then closes the pipe (like
+/// `| head -c limit`) and waits. Input is /dev/null.
+pub fn run_cut(mut cmd: Command, limit: usize) -> Outcome {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .take(limit as u64)
+        .read_to_end(&mut stdout)
+        .unwrap();
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    Outcome {
+        stdout,
+        stderr,
+        status: describe(status),
+    }
+}
+
+/// Runs `cmd` to completion with the given stdout.
+pub fn run_with_stdout(mut cmd: Command, stdout: Stdio) -> Outcome {
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("spawn");
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: describe(out.status),
+    }
+}
+
+/// Wraps `cmd` in bash so that it starts with SIGPIPE ignored (`trap '' PIPE`) or with stdout
+/// closed (`>&-`), which std::process cannot arrange directly.
+pub fn through_shell(cmd: &Command, argv0: &str, prelude: &str, redirect: &str) -> Command {
+    let mut sh = Command::new("bash");
+    sh.arg("-c")
+        .arg(format!(
+            "{prelude} exec -a '{argv0}' \"$0\" \"$@\" {redirect}"
+        ))
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    sh.env_clear();
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => sh.env(key, v),
+            None => sh.env_remove(key),
+        };
+    }
+    sh
+}
+
+/// Expected `yes` output: `line` repeated, cut at `len` bytes.
+pub fn repeated(line: &[u8], len: usize) -> Vec<u8> {
+    line.iter().copied().cycle().take(len).collect()
+}

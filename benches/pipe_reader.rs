@@ -13,19 +13,13 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (mode, total) = match args.as_slice() {
-        [_, mode, total] => (
-            mode.as_str(),
-            total.parse::<u64>().expect("BYTES must be a number"),
-        ),
+        [_, mode, total] => (mode.as_str(), total.parse::<u64>().expect("BYTES must be a number")),
         _ => {
             eprintln!("usage: pipe_reader splice|read BYTES");
             std::process::exit(2);
         }
     };
-    let devnull = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/null")
-        .expect("/dev/null");
+    let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null").expect("/dev/null");
     let null_fd = std::os::fd::AsRawFd::as_raw_fd(&devnull);
     let mut buf = vec![0u8; 128 * 1024];
     let mut moved: u64 = 0;
@@ -51,8 +45,5 @@ fn main() {
         }
     }
     let secs = start.map_or(0.0, |s| s.elapsed().as_secs_f64());
-    println!(
-        "{moved} {secs:.6} {:.3}",
-        moved as f64 / secs / (1u64 << 30) as f64
-    );
+    println!("{moved} {secs:.6} {:.3}", moved as f64 / secs / (1u64 << 30) as f64);
 }

@@ -29,19 +29,12 @@ pub const TOOLS: &[Tool] = &[yes::TOOL];
 pub fn tool_for_program(program: &OsStr) -> Option<&'static Tool> {
     let bytes = program.as_bytes();
     let base = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
-    TOOLS
-        .iter()
-        .filter(|t| base.ends_with(t.name.as_bytes()))
-        .max_by_key(|t| t.name.len())
+    TOOLS.iter().filter(|t| base.ends_with(t.name.as_bytes())).max_by_key(|t| t.name.len())
 }
 
 /// Runs one tool as a standalone binary: `argv[0]` is the program name in diagnostics, as GNU's.
 pub fn run_tool(tool: &Tool, mut args: Vec<OsString>) -> i32 {
-    let program = if args.is_empty() {
-        OsString::from(tool.name)
-    } else {
-        args.remove(0)
-    };
+    let program = if args.is_empty() { OsString::from(tool.name) } else { args.remove(0) };
     diag::set_program_name(&program);
     (tool.run)(args)
 }

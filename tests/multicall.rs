@@ -35,35 +35,22 @@ fn dispatches_on_first_argument_and_names_the_tool() {
     cmd.args(["yes", "--nope"]);
     let out = run_cut(cmd, 100);
     assert_eq!(out.status, "exit 1");
-    assert_eq!(
-        out.stderr_text(),
-        "yes: unrecognized option '--nope'\nTry 'yes --help' for more information.\n"
-    );
+    assert_eq!(out.stderr_text(), "yes: unrecognized option '--nope'\nTry 'yes --help' for more information.\n");
 }
 
 #[test]
 fn list_help_version() {
-    AssertCommand::new(ours("rapidutils"))
-        .arg("--list")
-        .assert()
-        .success()
-        .stdout("yes\n");
+    AssertCommand::new(ours("rapidutils")).arg("--list").assert().success().stdout("yes\n");
     AssertCommand::new(ours("rapidutils"))
         .arg("--help")
         .assert()
         .success()
-        .stdout(predicate::str::starts_with(
-            "Usage: rapidutils TOOL [ARGUMENT]...\n",
-        ));
+        .stdout(predicate::str::starts_with("Usage: rapidutils TOOL [ARGUMENT]...\n"));
     AssertCommand::new(ours("rapidutils"))
         .arg("--version")
         .assert()
         .success()
-        .stdout(predicate::str::starts_with(concat!(
-            "rapidutils (rapidutils) ",
-            env!("CARGO_PKG_VERSION"),
-            "\n"
-        )));
+        .stdout(predicate::str::starts_with(concat!("rapidutils (rapidutils) ", env!("CARGO_PKG_VERSION"), "\n")));
 }
 
 #[test]
@@ -82,7 +69,5 @@ fn unknown_tool_and_no_tool_are_errors() {
         .arg("a b")
         .assert()
         .code(1)
-        .stderr(predicate::str::starts_with(
-            "rapidutils: 'a b': no such tool",
-        ));
+        .stderr(predicate::str::starts_with("rapidutils: 'a b': no such tool"));
 }

@@ -36,10 +36,7 @@ pub fn both(tool: &str, argv0: &str) -> [Command; 2] {
     let mut mine = Command::new(ours(tool));
     let mut gnu = Command::new(oracle(tool));
     for cmd in [&mut mine, &mut gnu] {
-        cmd.env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("TERM", "dumb")
-            .env("LC_ALL", "C");
+        cmd.env_clear().env("PATH", "/usr/bin:/bin").env("TERM", "dumb").env("LC_ALL", "C");
     }
     mine.arg0(argv0);
     gnu.env("GNU_ORACLE_ARGV0", argv0);
@@ -71,48 +68,19 @@ fn describe(status: std::process::ExitStatus) -> String {
 /// Runs `cmd` with stdout a pipe, reads at most `limit` bytes, then closes the pipe (like
 /// `| head -c limit`) and waits. Input is /dev/null.
 pub fn run_cut(mut cmd: Command, limit: usize) -> Outcome {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
     let mut stdout = Vec::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .take(limit as u64)
-        .read_to_end(&mut stdout)
-        .unwrap();
+    child.stdout.take().unwrap().take(limit as u64).read_to_end(&mut stdout).unwrap();
     let mut stderr = Vec::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_end(&mut stderr)
-        .unwrap();
+    child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
     let status = child.wait().unwrap();
-    Outcome {
-        stdout,
-        stderr,
-        status: describe(status),
-    }
+    Outcome { stdout, stderr, status: describe(status) }
 }
 
 /// Runs `cmd` to completion with the given stdout.
 pub fn run_with_stdout(mut cmd: Command, stdout: Stdio) -> Outcome {
-    let out = cmd
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .output()
-        .expect("spawn");
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: describe(out.status),
-    }
+    let out = cmd.stdin(Stdio::null()).stdout(stdout).stderr(Stdio::piped()).output().expect("spawn");
+    Outcome { stdout: out.stdout, stderr: out.stderr, status: describe(out.status) }
 }
 
 /// Wraps `cmd` in bash so that it starts with SIGPIPE ignored (`trap '' PIPE`) or with stdout
@@ -120,9 +88,7 @@ pub fn run_with_stdout(mut cmd: Command, stdout: Stdio) -> Outcome {
 pub fn through_shell(cmd: &Command, argv0: &str, prelude: &str, redirect: &str) -> Command {
     let mut sh = Command::new("bash");
     sh.arg("-c")
-        .arg(format!(
-            "{prelude} exec -a '{argv0}' \"$0\" \"$@\" {redirect}"
-        ))
+        .arg(format!("{prelude} exec -a '{argv0}' \"$0\" \"$@\" {redirect}"))
         .arg(cmd.get_program())
         .args(cmd.get_args());
     sh.env_clear();

@@ -47,24 +47,14 @@ fn arg_cases() -> Vec<Vec<OsString>> {
         &["\t", "\n"],
         &["y\n"],
     ];
-    let mut cases: Vec<Vec<OsString>> = text
-        .iter()
-        .map(|c| c.iter().map(OsString::from).collect())
-        .collect();
+    let mut cases: Vec<Vec<OsString>> = text.iter().map(|c| c.iter().map(OsString::from).collect()).collect();
     // Bytes that are not UTF-8, every byte value, and an invalid option byte.
     cases.push(vec![OsString::from_vec(vec![0xff, 0xfe, b'a', 0x80])]);
     cases.push(vec![OsString::from_vec((1..=255u8).collect())]);
     cases.push(vec![OsString::from_vec(vec![b'-', 0xc3, 0xa9])]);
     // Long lines (longer than every buffer; Linux caps one argument at 128 KiB) and many operands.
-    cases.push(
-        (0..15)
-            .map(|_| OsString::from("x".repeat(100_000)))
-            .collect(),
-    );
-    cases.push(vec![
-        OsString::from("ab".repeat(40_000)),
-        OsString::from("c"),
-    ]);
+    cases.push((0..15).map(|_| OsString::from("x".repeat(100_000))).collect());
+    cases.push(vec![OsString::from("ab".repeat(40_000)), OsString::from("c")]);
     cases.push((0..5000).map(|i| OsString::from(i.to_string())).collect());
     // Line lengths around page and buffer sizes.
     for len in [84, 4095, 4096, 4097, 65535, 131071] {
@@ -74,19 +64,7 @@ fn arg_cases() -> Vec<Vec<OsString>> {
 }
 
 /// How many bytes of output to compare, chosen so cuts land inside and between lines/buffers.
-const CUTS: &[usize] = &[
-    1,
-    2,
-    3,
-    4095,
-    4096,
-    4097,
-    65537,
-    131073,
-    1 << 20,
-    (3 << 20) + 7,
-    9 << 20,
-];
+const CUTS: &[usize] = &[1, 2, 3, 4095, 4096, 4097, 65537, 131073, 1 << 20, (3 << 20) + 7, 9 << 20];
 
 fn compare(args: &[OsString], env: &[(&str, &str)], cut: usize) {
     let [mut mine, mut gnu] = both("yes", "yes");
@@ -98,36 +76,20 @@ fn compare(args: &[OsString], env: &[(&str, &str)], cut: usize) {
     }
     let a = run_cut(mine, cut);
     let b = run_cut(gnu, cut);
-    let shown: Vec<_> = args
-        .iter()
-        .map(|a| a.to_string_lossy().chars().take(40).collect::<String>())
-        .take(5)
-        .collect();
+    let shown: Vec<_> = args.iter().map(|a| a.to_string_lossy().chars().take(40).collect::<String>()).take(5).collect();
     if is_help_or_version(&b) {
         assert_eq!(a.status, b.status, "status for {shown:?} {env:?}");
         assert_eq!(a.stderr, b.stderr, "stderr for {shown:?} {env:?}");
-        assert_eq!(
-            help_body(&a.stdout),
-            help_body(&b.stdout),
-            "help body for {shown:?} {env:?}"
-        );
+        assert_eq!(help_body(&a.stdout), help_body(&b.stdout), "help body for {shown:?} {env:?}");
         return;
     }
     assert_eq!(a.status, b.status, "status for {shown:?} {env:?} cut {cut}");
-    assert_eq!(
-        a.stderr_text(),
-        b.stderr_text(),
-        "stderr for {shown:?} {env:?} cut {cut}"
-    );
-    assert!(
-        a.stdout == b.stdout,
-        "stdout differs for {shown:?} {env:?} cut {cut}"
-    );
+    assert_eq!(a.stderr_text(), b.stderr_text(), "stderr for {shown:?} {env:?} cut {cut}");
+    assert!(a.stdout == b.stdout, "stdout differs for {shown:?} {env:?} cut {cut}");
 }
 
 fn is_help_or_version(outcome: &Outcome) -> bool {
-    outcome.status == "exit 0"
-        && (outcome.stdout.starts_with(b"Usage:") || outcome.stdout.starts_with(b"yes (GNU"))
+    outcome.status == "exit 0" && (outcome.stdout.starts_with(b"Usage:") || outcome.stdout.starts_with(b"yes (GNU"))
 }
 
 /// Help up to the closing lines; a version text reduces to its first word.
@@ -136,11 +98,7 @@ fn help_body(out: &[u8]) -> Vec<u8> {
     if text.starts_with("yes (") {
         return b"version".to_vec();
     }
-    text.split("\n\n")
-        .take(2)
-        .collect::<Vec<_>>()
-        .join("\n\n")
-        .into_bytes()
+    text.split("\n\n").take(2).collect::<Vec<_>>().join("\n\n").into_bytes()
 }
 
 #[test]
@@ -155,10 +113,7 @@ fn every_argument_case_matches_gnu() {
 
 #[test]
 fn posixly_correct_stops_option_scanning_at_first_operand() {
-    for args in arg_cases()
-        .into_iter()
-        .filter(|a| a.len() > 1 || a.iter().any(|x| x.len() < 10))
-    {
+    for args in arg_cases().into_iter().filter(|a| a.len() > 1 || a.iter().any(|x| x.len() < 10)) {
         compare(&args, &[("POSIXLY_CORRECT", "1")], 4097);
     }
 }
@@ -172,16 +127,8 @@ fn help_version_and_errors_use_argv0_as_given() {
             gnu.args(args);
             let a = run_cut(mine, 1 << 16);
             let b = run_cut(gnu, 1 << 16);
-            assert_eq!(
-                (a.status.clone(), a.stderr_text()),
-                (b.status.clone(), b.stderr_text()),
-                "{argv0} {args:?}"
-            );
-            assert_eq!(
-                help_body(&a.stdout),
-                help_body(&b.stdout),
-                "{argv0} {args:?}"
-            );
+            assert_eq!((a.status.clone(), a.stderr_text()), (b.status.clone(), b.stderr_text()), "{argv0} {args:?}");
+            assert_eq!(help_body(&a.stdout), help_body(&b.stdout), "{argv0} {args:?}");
         }
     }
 }
@@ -193,10 +140,7 @@ fn version_names_rapidutils() {
     let out = run_cut(mine, 1 << 16);
     assert_eq!(out.status, "exit 0");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        text.lines().next(),
-        Some(concat!("yes (rapidutils) ", env!("CARGO_PKG_VERSION")))
-    );
+    assert_eq!(text.lines().next(), Some(concat!("yes (rapidutils) ", env!("CARGO_PKG_VERSION"))));
 }
 
 #[test]
@@ -231,14 +175,7 @@ fn write_errors_match_gnu() {
         let [mut mine, mut gnu] = both("yes", "yes");
         mine.args(args);
         gnu.args(args);
-        let full = || {
-            Stdio::from(
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open("/dev/full")
-                    .unwrap(),
-            )
-        };
+        let full = || Stdio::from(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
         let a = run_with_stdout(through_shell(&mine, "yes", "", ""), full());
         let b = run_with_stdout(through_shell(&gnu, "yes", "", ""), full());
         assert_eq!(a, b, "/dev/full {args:?}");
@@ -275,21 +212,10 @@ fn output_into_regular_file_matches_gnu() {
 
 #[test]
 fn output_into_dev_null_runs_until_killed() {
-    let mut child = Command::new(ours("yes"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = Command::new(ours("yes")).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "yes > /dev/null stopped by itself"
-    );
+    assert!(child.try_wait().unwrap().is_none(), "yes > /dev/null stopped by itself");
     child.kill().unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }

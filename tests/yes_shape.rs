@@ -8,10 +8,7 @@ const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable"))
 
 fn strace(extra: &[&str], args: &[&str]) -> Command {
     let mut cmd = Command::new("strace");
-    cmd.args(["-qq", "-o"])
-        .args(extra)
-        .arg(ours("yes"))
-        .args(args);
+    cmd.args(["-qq", "-o"]).args(extra).arg(ours("yes")).args(args);
     cmd
 }
 
@@ -19,97 +16,91 @@ fn count_calls(log: &str, prefix: &str) -> usize {
     log.lines().filter(|l| l.starts_with(prefix)).count()
 }
 
+/// Runs `yes LINE` under strace with `extra` options, cut after `cut` bytes; checks the bytes.
+fn traced_run(extra: &[&str], word: &str, cut: usize) -> Outcome {
+    let mut cmd = strace(extra, &[word]);
+    cmd.env("LC_ALL", "C");
+    let out = run_cut(cmd, cut);
+    let expected = repeated(format!("{word}\n").as_bytes(), cut.min(out.stdout.len().max(1)));
+    assert!(out.stdout.len() == cut || !out.stderr.is_empty(), "short output without an error");
+    assert!(out.stdout == expected[..out.stdout.len()], "wrong bytes: {extra:?}, line {}", word.len() + 1);
+    out
+}
+
 #[test]
-fn pipe_output_moves_by_vmsplice_and_writes_only_the_first_line() {
-    for args in [&[][..], &["hello world"], &["y".repeat(100_000).as_str()]] {
-        let log = std::env::temp_dir().join(format!("ru-yes-strace-{}", std::process::id()));
-        let mut cmd = strace(
-            &[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice"],
-            args,
-        );
-        cmd.env("LC_ALL", "C");
-        let cut = 64 << 20;
-        let out = run_cut(cmd, cut);
-        let line = if args.is_empty() {
-            b"y\n".to_vec()
-        } else {
-            format!("{}\n", args[0]).into_bytes()
-        };
-        assert!(
-            out.stdout == repeated(&line, cut),
-            "output bytes wrong for {} byte line",
-            line.len()
-        );
+fn pipe_output_moves_without_copying_and_writes_only_the_first_line() {
+    // Lines up to a page: tee from a pre-filled pipe. Longer: tee into a relay, splice out.
+    for (len, fast_call) in
+        [(2, "tee(3, 1,"), (85, "tee(3, 1,"), (4096, "tee(3, 1,"), (4097, "splice("), (100_000, "splice(")]
+    {
+        let log = std::env::temp_dir().join(format!("ru-yes-strace-{}-{len}", std::process::id()));
+        let word = "y".repeat(len - 1);
+        traced_run(&[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice,tee,splice"], &word, 64 << 20);
         let text = std::fs::read_to_string(&log).unwrap();
         std::fs::remove_file(&log).unwrap();
         let writes = count_calls(&text, "write(1,") + count_calls(&text, "writev(1,");
-        let vmsplices = count_calls(&text, "vmsplice(1,");
+        let fast = count_calls(&text, fast_call);
+        let excerpt = &text[..text.len().min(1500)];
         if ZERO_COPY {
-            assert_eq!(
-                writes,
-                1,
-                "only the first line is written, got:\n{}",
-                &text[..text.len().min(2000)]
-            );
-            assert!(vmsplices >= 1, "no vmsplice");
+            assert_eq!(writes, 1, "line {len}: only the first line is written, got:\n{excerpt}");
+            assert!(fast >= 2, "line {len}: expected {fast_call} calls, got:\n{excerpt}");
         } else {
-            assert_eq!(vmsplices, 0, "portable build must not vmsplice");
+            assert_eq!(count_calls(&text, "vmsplice(") + count_calls(&text, "tee(") + count_calls(&text, "splice("), 0);
             assert!(writes > 1, "portable build writes the data");
         }
     }
 }
 
-/// Expected output after every injected "unsupported" failure: exactly the line pattern.
+/// Every "not supported" failure of every zero-copy call, at the first call and later ones,
+/// and a failure to make the internal pipes: the output is still exactly the line pattern.
 #[test]
-fn unsupported_vmsplice_falls_back_without_losing_bytes() {
-    let lines = [
-        "y".to_string(),
-        "x".repeat(84),
-        "z".repeat(4095),
-        "w".repeat(99_999),
-    ];
-    for line in &lines {
+fn unsupported_calls_fall_back_without_losing_bytes() {
+    let lens = [2, 85, 4096, 4097, 100_000];
+    let mut faults: Vec<String> = Vec::new();
+    for call in ["vmsplice", "tee", "splice"] {
         for errno in ["ENOSYS", "EINVAL"] {
             for when in ["1", "2", "3", "2+"] {
-                let inject = format!("inject=vmsplice:error={errno}:when={when}");
-                let cmd = strace(
-                    &["/dev/null", "-e", "trace=vmsplice", "-e", &inject],
-                    &[line.as_str()],
-                );
-                let cut = 24 << 20;
-                let out = run_cut(cmd, cut);
-                let expected = repeated(format!("{line}\n").as_bytes(), cut);
-                assert!(
-                    out.stdout == expected,
-                    "{errno} at call {when}, line {}: output differs",
-                    line.len() + 1
-                );
-                assert!(out.stderr.is_empty(), "{}", out.stderr_text());
+                faults.push(format!("inject={call}:error={errno}:when={when}"));
             }
+        }
+    }
+    for when in ["1", "2", "1+"] {
+        faults.push(format!("inject=pipe2:error=EMFILE:when={when}"));
+    }
+    for len in lens {
+        let word = "x".repeat(len - 1);
+        for fault in &faults {
+            let out = traced_run(&["/dev/null", "-e", "trace=vmsplice,tee,splice,pipe2", "-e", fault], &word, 24 << 20);
+            assert!(out.stderr.is_empty(), "{fault}, line {len}: {}", out.stderr_text());
+            assert_eq!(out.stdout.len(), 24 << 20, "{fault}, line {len}");
         }
     }
 }
 
 #[test]
-fn real_vmsplice_error_is_reported_and_output_stops() {
+fn real_errors_of_zero_copy_calls_are_reported_and_output_stops() {
     if !ZERO_COPY {
-        return assert_eq!(count_calls("", "x"), 0);
+        return;
     }
-    let cmd = strace(
-        &[
-            "/dev/null",
-            "-e",
-            "trace=vmsplice",
-            "-e",
-            "inject=vmsplice:error=EIO:when=3",
-        ],
-        &["ab"],
-    );
-    let out = run_cut(cmd, 1 << 30);
-    assert_eq!(
-        out.stderr_text(),
-        "yes: standard output: Input/output error\n"
-    );
-    assert_eq!(out.status, "exit 1");
-    assert!(out.stdout.len() >= 3 && out.stdout == repeated(b"ab\n", out.stdout.len()));
+    for (len, call) in [(3, "tee"), (100_000, "splice"), (3, "vmsplice:when=1")] {
+        let word = "a".repeat(len - 1);
+        let fault = if call.contains("when") {
+            // vmsplice fails only when the internal pipes are unavailable: take them away too.
+            vec![
+                "-e".to_string(),
+                "inject=pipe2:error=EMFILE".to_string(),
+                "-e".to_string(),
+                "inject=vmsplice:error=EIO:when=2".to_string(),
+            ]
+        } else {
+            vec!["-e".to_string(), format!("inject={call}:error=EIO:when=3")]
+        };
+        let mut extra = vec!["/dev/null".to_string()];
+        extra.extend(fault);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let out = traced_run(&extra, &word, 1 << 30);
+        assert_eq!(out.stderr_text(), "yes: standard output: Input/output error\n", "{call}");
+        assert_eq!(out.status, "exit 1", "{call}");
+        assert!(out.stdout.len() >= len, "{call}: the first line at least");
+    }
 }

@@ -24,10 +24,7 @@ pub fn set_program_name(name: &OsStr) {
 
 /// `argv[0]` as given: what getopt messages, `Try ...` and usage lines print.
 pub fn program_name() -> &'static OsStr {
-    PROGRAM_NAME
-        .get()
-        .map(OsString::as_os_str)
-        .unwrap_or(OsStr::new("rapidutils"))
+    PROGRAM_NAME.get().map(OsString::as_os_str).unwrap_or(OsStr::new("rapidutils"))
 }
 
 /// The last component of `argv[0]`: what `error()` messages start with.

@@ -24,10 +24,7 @@ pub struct OptDef {
 /// The option table of a clap `Command`, in declaration order (glibc lists ambiguous
 /// possibilities in table order, so the order is part of the behaviour).
 pub fn option_table(cmd: &Command) -> Vec<OptDef> {
-    cmd.get_arguments()
-        .filter(|arg| !arg.is_positional())
-        .map(opt_def)
-        .collect()
+    cmd.get_arguments().filter(|arg| !arg.is_positional()).map(opt_def).collect()
 }
 
 fn opt_def(arg: &Arg) -> OptDef {
@@ -92,9 +89,9 @@ impl GetoptError {
                     m.push(b'\'');
                 }
             }
-            GetoptError::NoArgumentAllowed(name) => m.extend_from_slice(
-                format!("option '--{name}' doesn't allow an argument").as_bytes(),
-            ),
+            GetoptError::NoArgumentAllowed(name) => {
+                m.extend_from_slice(format!("option '--{name}' doesn't allow an argument").as_bytes())
+            }
             GetoptError::ArgumentRequired(name) => {
                 m.extend_from_slice(format!("option '--{name}' requires an argument").as_bytes())
             }
@@ -128,19 +125,8 @@ pub struct Getopt {
 impl Getopt {
     /// `args` are the arguments after the program name.
     pub fn new(table: Vec<OptDef>, args: Vec<OsString>, ordering: Ordering) -> Getopt {
-        let ordering = if std::env::var_os("POSIXLY_CORRECT").is_some() {
-            Ordering::RequireOrder
-        } else {
-            ordering
-        };
-        Getopt {
-            table,
-            args: args.into_iter(),
-            cluster: Vec::new(),
-            operands: Vec::new(),
-            ordering,
-            done: false,
-        }
+        let ordering = if std::env::var_os("POSIXLY_CORRECT").is_some() { Ordering::RequireOrder } else { ordering };
+        Getopt { table, args: args.into_iter(), cluster: Vec::new(), operands: Vec::new(), ordering, done: false }
     }
 
     /// The operands, in order; call once the iterator has returned `None`.
@@ -160,16 +146,10 @@ impl Getopt {
         }
         if !self.cluster.is_empty() {
             let value = OsString::from_vec(std::mem::take(&mut self.cluster));
-            return Ok(Matched {
-                id,
-                value: Some(value),
-            });
+            return Ok(Matched { id, value: Some(value) });
         }
         match self.args.next() {
-            Some(value) => Ok(Matched {
-                id,
-                value: Some(value),
-            }),
+            Some(value) => Ok(Matched { id, value: Some(value) }),
             None => Err(GetoptError::ShortArgumentRequired(c)),
         }
     }
@@ -179,18 +159,12 @@ impl Getopt {
             Some(eq) => (&text[..eq], Some(&text[eq + 1..])),
             None => (text, None),
         };
-        let exact = self
-            .table
-            .iter()
-            .find(|d| d.long.as_deref().map(str::as_bytes) == Some(name));
+        let exact = self.table.iter().find(|d| d.long.as_deref().map(str::as_bytes) == Some(name));
         let def = match exact {
             Some(def) => def,
             None => {
-                let mut candidates = self.table.iter().filter(|d| {
-                    d.long
-                        .as_deref()
-                        .is_some_and(|l| l.as_bytes().starts_with(name))
-                });
+                let mut candidates =
+                    self.table.iter().filter(|d| d.long.as_deref().is_some_and(|l| l.as_bytes().starts_with(name)));
                 let Some(first) = candidates.next() else {
                     return Err(GetoptError::Unrecognized(text.to_vec()));
                 };
@@ -211,10 +185,7 @@ impl Getopt {
         match (def.takes_value, value) {
             (false, Some(_)) => Err(GetoptError::NoArgumentAllowed(long)),
             (false, None) => Ok(Matched { id, value: None }),
-            (true, Some(v)) => Ok(Matched {
-                id,
-                value: Some(OsStr::from_bytes(v).to_owned()),
-            }),
+            (true, Some(v)) => Ok(Matched { id, value: Some(OsStr::from_bytes(v).to_owned()) }),
             (true, None) => match self.args.next() {
                 Some(v) => Ok(Matched { id, value: Some(v) }),
                 None => Err(GetoptError::ArgumentRequired(long)),
@@ -259,79 +230,40 @@ mod tests {
 
     fn table() -> Vec<OptDef> {
         let cmd = Command::new("t")
-            .arg(
-                Arg::new("bytes")
-                    .short('c')
-                    .long("bytes")
-                    .action(ArgAction::SetTrue),
-            )
-            .arg(
-                Arg::new("files0-from")
-                    .long("files0-from")
-                    .action(ArgAction::Set),
-            )
+            .arg(Arg::new("bytes").short('c').long("bytes").action(ArgAction::SetTrue))
+            .arg(Arg::new("files0-from").long("files0-from").action(ArgAction::Set))
             .arg(Arg::new("total").long("total").action(ArgAction::Set))
             .arg(Arg::new("help").long("help").action(ArgAction::SetTrue))
-            .arg(
-                Arg::new("version")
-                    .long("version")
-                    .action(ArgAction::SetTrue),
-            );
+            .arg(Arg::new("version").long("version").action(ArgAction::SetTrue));
         option_table(&cmd)
     }
 
     fn run(args: &[&str]) -> (Vec<Result<Matched, GetoptError>>, Vec<OsString>) {
-        let mut g = Getopt::new(
-            table(),
-            args.iter().map(OsString::from).collect(),
-            Ordering::Permute,
-        );
+        let mut g = Getopt::new(table(), args.iter().map(OsString::from).collect(), Ordering::Permute);
         let items: Vec<_> = g.by_ref().collect();
         (items, g.into_operands())
     }
 
     #[test]
     fn abbreviations_and_values() {
-        let (items, ops) = run(&[
-            "a",
-            "--by",
-            "--tot=only",
-            "b",
-            "--files0",
-            "x",
-            "--",
-            "--help",
-        ]);
-        let ids: Vec<_> = items
-            .iter()
-            .map(|r| r.as_ref().unwrap().id.clone())
-            .collect();
+        let (items, ops) = run(&["a", "--by", "--tot=only", "b", "--files0", "x", "--", "--help"]);
+        let ids: Vec<_> = items.iter().map(|r| r.as_ref().unwrap().id.clone()).collect();
         assert_eq!(ids, ["bytes", "total", "files0-from"]);
-        assert_eq!(
-            items[1].as_ref().unwrap().value.as_deref(),
-            Some(OsStr::new("only"))
-        );
-        assert_eq!(
-            items[2].as_ref().unwrap().value.as_deref(),
-            Some(OsStr::new("x"))
-        );
+        assert_eq!(items[1].as_ref().unwrap().value.as_deref(), Some(OsStr::new("only")));
+        assert_eq!(items[2].as_ref().unwrap().value.as_deref(), Some(OsStr::new("x")));
         assert_eq!(ops, ["a", "b", "--help"]);
     }
 
     #[test]
     fn errors_are_worded_like_glibc() {
-        let msg = |args: &[&str]| {
-            String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().message()).unwrap()
-        };
+        let msg =
+            |args: &[&str]| String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().message()).unwrap();
         assert_eq!(msg(&["--x=1"]), "unrecognized option '--x=1'");
         assert_eq!(
             msg(&["--=1"]),
             "option '--=1' is ambiguous; possibilities: '--bytes' '--files0-from' '--total' '--help' '--version'"
         );
-        assert_eq!(
-            msg(&["--bytes=3"]),
-            "option '--bytes' doesn't allow an argument"
-        );
+        assert_eq!(msg(&["--bytes=3"]), "option '--bytes' doesn't allow an argument");
         assert_eq!(msg(&["--tot"]), "option '--total' requires an argument");
         assert_eq!(msg(&["-cq"]), "invalid option -- 'q'");
     }

@@ -17,10 +17,7 @@ const VERSION_LINE: &str = "      --version\n         output version information
 /// The help text for `cmd`, with `prog` (argv[0] as given) in the usage lines.
 pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(2048);
-    let usage = cmd
-        .get_overridden_usage()
-        .map(|u| u.to_string())
-        .unwrap_or_default();
+    let usage = cmd.get_overridden_usage().map(|u| u.to_string()).unwrap_or_default();
     for (i, line) in usage.lines().enumerate() {
         out.extend_from_slice(if i == 0 { b"Usage: " } else { b"  or:  " });
         out.extend_from_slice(prog);
@@ -41,28 +38,17 @@ pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
             "version" => out.extend_from_slice(VERSION_LINE.as_bytes()),
             _ => {
                 match (arg.get_short(), arg.get_long()) {
-                    (Some(s), Some(l)) => {
-                        out.extend_from_slice(format!("  -{s}, --{l}").as_bytes())
-                    }
+                    (Some(s), Some(l)) => out.extend_from_slice(format!("  -{s}, --{l}").as_bytes()),
                     (Some(s), None) => out.extend_from_slice(format!("  -{s}").as_bytes()),
                     (None, Some(l)) => out.extend_from_slice(format!("      --{l}").as_bytes()),
                     (None, None) => {}
                 }
                 if arg.get_action().takes_values() {
-                    let name = arg
-                        .get_value_names()
-                        .and_then(|n| n.first())
-                        .map(|n| n.to_string());
-                    out.extend_from_slice(
-                        format!("={}", name.unwrap_or_else(|| "VALUE".into())).as_bytes(),
-                    );
+                    let name = arg.get_value_names().and_then(|n| n.first()).map(|n| n.to_string());
+                    out.extend_from_slice(format!("={}", name.unwrap_or_else(|| "VALUE".into())).as_bytes());
                 }
                 out.push(b'\n');
-                let text = arg
-                    .get_long_help()
-                    .or(arg.get_help())
-                    .map(|h| h.to_string())
-                    .unwrap_or_default();
+                let text = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
                 for line in text.lines() {
                     out.extend_from_slice(b"         ");
                     out.extend_from_slice(line.as_bytes());

@@ -36,25 +36,13 @@ struct Unit {
 /// the rest of the name; both are unprintable.
 fn next_unit(rest: &[u8], charset: Charset, decoder: &mut MbDecoder) -> Unit {
     match charset {
-        Charset::Unibyte => Unit {
-            len: 1,
-            printable: platform::is_printable_byte(rest[0]),
-        },
+        Charset::Unibyte => Unit { len: 1, printable: platform::is_printable_byte(rest[0]) },
         Charset::Utf8 | Charset::Multibyte => {
             decoder.reset();
             match decoder.decode(rest) {
-                MbStep::Char(wc, len) => Unit {
-                    len: len.max(1),
-                    printable: platform::is_printable_wide(wc),
-                },
-                MbStep::Invalid => Unit {
-                    len: 1,
-                    printable: false,
-                },
-                MbStep::Incomplete => Unit {
-                    len: rest.len(),
-                    printable: false,
-                },
+                MbStep::Char(wc, len) => Unit { len: len.max(1), printable: platform::is_printable_wide(wc) },
+                MbStep::Invalid => Unit { len: 1, printable: false },
+                MbStep::Incomplete => Unit { len: rest.len(), printable: false },
             }
         }
     }
@@ -82,8 +70,8 @@ fn needs_quoting(name: &[u8]) -> bool {
             b'{' | b'}' => {}
             b'#' | b'~' if i == 0 => return true,
             b'#' | b'~' => {}
-            b' ' | b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>'
-            | b'[' | b'^' | b'`' | b'|' | b'\'' | b'?' | b'\\' => return true,
+            b' ' | b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>' | b'[' | b'^' | b'`'
+            | b'|' | b'\'' | b'?' | b'\\' => return true,
             0..=0x1f | 0x7f => return true,
             _ => {
                 let cs = *charset.get_or_insert_with(platform::charset);
@@ -161,8 +149,8 @@ fn shell_always_quote(name: &[u8]) -> Quoted {
             _ if is_always_safe(c) || c == b':' || c == b' ' => true,
             b'{' | b'}' => name.len() == 1,
             b'#' | b'~' => i == 0,
-            b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>' | b'['
-            | b'^' | b'`' | b'|' | b'?' | b'\\' => false,
+            b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>' | b'[' | b'^' | b'`' | b'|'
+            | b'?' | b'\\' => false,
             _ => {
                 let unit = next_unit(&name[i..], charset, &mut decoder);
                 if unit.printable {
@@ -172,11 +160,7 @@ fn shell_always_quote(name: &[u8]) -> Quoted {
                     all_compatible = false;
                     for &byte in &name[i..i + unit.len] {
                         start_escape(&mut out, &mut in_escape);
-                        out.extend_from_slice(&[
-                            b'0' + (byte >> 6),
-                            b'0' + ((byte >> 3) & 7),
-                            b'0' + (byte & 7),
-                        ]);
+                        out.extend_from_slice(&[b'0' + (byte >> 6), b'0' + ((byte >> 3) & 7), b'0' + (byte & 7)]);
                     }
                 }
                 i += unit.len;
@@ -191,11 +175,7 @@ fn shell_always_quote(name: &[u8]) -> Quoted {
         i += 1;
     }
     out.push(b'\'');
-    Quoted {
-        text: out,
-        saw_single_quote,
-        all_compatible,
-    }
+    Quoted { text: out, saw_single_quote, all_compatible }
 }
 
 #[cfg(test)]

@@ -34,11 +34,7 @@ impl PageBuffer {
         if map_len >= HUGE_PAGE {
             advise_huge(ptr, map_len);
         }
-        Ok(PageBuffer {
-            ptr: ptr.cast(),
-            len,
-            map_len,
-        })
+        Ok(PageBuffer { ptr: ptr.cast(), len, map_len })
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
@@ -68,7 +64,7 @@ impl Drop for PageBuffer {
     }
 }
 
-fn page_size() -> usize {
+pub(super) fn page_size() -> usize {
     // SAFETY: sysconf has no memory effects.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if size > 0 { size as usize } else { 4096 }

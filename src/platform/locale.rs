@@ -37,12 +37,7 @@ fn mb_cur_max() -> usize {
     unsafe { ___mb_cur_max() as usize }
 }
 
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "macos",
-    target_os = "freebsd",
-    target_os = "dragonfly"
-)))]
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd", target_os = "dragonfly")))]
 fn mb_cur_max() -> usize {
     if codeset_is_utf8() { 4 } else { 1 }
 }
@@ -123,14 +118,7 @@ impl MbDecoder {
         let mut wc: libc::wchar_t = 0;
         // SAFETY: wc and state are valid writable objects (state is at least as large as any
         // mbstate_t), and bytes is a valid slice of the length passed.
-        let n = unsafe {
-            mbrtowc(
-                &mut wc,
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                self.state.as_mut_ptr().cast(),
-            )
-        };
+        let n = unsafe { mbrtowc(&mut wc, bytes.as_ptr().cast(), bytes.len(), self.state.as_mut_ptr().cast()) };
         match n {
             usize::MAX => {
                 self.reset();

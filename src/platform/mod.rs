@@ -18,6 +18,7 @@ pub use pipe::{ZERO_COPY, pipe_max_size, set_pipe_size, splice, tee, vmsplice};
 
 use std::ffi::{CStr, OsString, c_char, c_int};
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 
 /// A raw file descriptor number.
@@ -38,10 +39,7 @@ pub const STDERR: Fd = 2;
 macro_rules! entry {
     ($run:path) => {
         #[unsafe(no_mangle)]
-        extern "C" fn main(
-            argc: ::std::ffi::c_int,
-            argv: *const *const ::std::ffi::c_char,
-        ) -> ::std::ffi::c_int {
+        extern "C" fn main(argc: ::std::ffi::c_int, argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
             // SAFETY: the C runtime passes the process's own argc/argv, valid and NUL-terminated
             // for the whole life of the process.
             let args = unsafe { $crate::platform::args_from_c(argc, argv) };
@@ -71,11 +69,7 @@ fn last_error() -> io::Error {
 
 /// Converts a libc `-1`-style return value to `io::Result`.
 fn check(ret: isize) -> io::Result<usize> {
-    if ret < 0 {
-        Err(last_error())
-    } else {
-        Ok(ret as usize)
-    }
+    if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
 }
 
 /// One `write(2)`; may be short. EINTR is returned to the caller.
@@ -92,11 +86,7 @@ pub fn read(fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Waits until `fd` can take more output (used when stdout is non-blocking and said EAGAIN).
 pub fn wait_writable(fd: Fd) -> io::Result<()> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLOUT,
-        revents: 0,
-    };
+    let mut pfd = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
     loop {
         // SAFETY: pfd is one valid pollfd, and we pass a count of 1.
         let ret = unsafe { libc::poll(&mut pfd, 1, -1) };
@@ -108,6 +98,27 @@ pub fn wait_writable(fd: Fd) -> io::Result<()> {
             return Err(err);
         }
     }
+}
+
+/// A new pipe: (read end, write end), both close-on-exec.
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: fds is a writable array of two ints, as pipe() requires.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(last_error());
+    }
+    // SAFETY: pipe() just returned these two descriptors, owned by nobody else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    for fd in [&read, &write] {
+        // SAFETY: F_SETFD with FD_CLOEXEC on a descriptor we own touches no memory.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok((read, write))
+}
+
+/// The system's page size.
+pub fn page_size() -> usize {
+    buffer::page_size()
 }
 
 /// What kind of file a descriptor refers to; decides which copy path a tool takes.
@@ -171,9 +182,7 @@ pub fn strerror(errno: i32) -> String {
         return format!("Unknown error {errno}");
     }
     // SAFETY: on success strerror_r left a NUL-terminated string in buf.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
 }
 
 /// The errno value behind an I/O error (EIO when there is none, which cannot happen for errors
@@ -184,16 +193,12 @@ pub fn errno_of(err: &io::Error) -> i32 {
 
 /// Errno values the callers name.
 pub mod errno {
-    pub use libc::{
-        EAGAIN, EBADF, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPIPE, EWOULDBLOCK, EXDEV,
-    };
+    pub use libc::{EAGAIN, EBADF, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPIPE, EWOULDBLOCK, EXDEV};
 }
 
 /// Whether an error from a zero-copy call means "this path is not available here" (take the
 /// fallback) rather than a real I/O error (report it).
 pub fn is_unsupported(err: &io::Error) -> bool {
-    matches!(
-        err.raw_os_error(),
-        Some(libc::ENOSYS | libc::EINVAL | libc::EXDEV | libc::EOPNOTSUPP)
-    ) || err.raw_os_error() == Some(libc::ENOTSUP)
+    matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EINVAL | libc::EXDEV | libc::EOPNOTSUPP))
+        || err.raw_os_error() == Some(libc::ENOTSUP)
 }

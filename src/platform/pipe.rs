@@ -15,33 +15,21 @@ mod imp {
     use std::io;
 
     pub fn vmsplice(fd: Fd, bufs: &[&[u8]]) -> io::Result<usize> {
-        let mut iov = [libc::iovec {
-            iov_base: std::ptr::null_mut(),
-            iov_len: 0,
-        }; 4];
-        let count = bufs.len().min(iov.len());
-        for (slot, buf) in iov.iter_mut().zip(bufs) {
-            *slot = libc::iovec {
-                iov_base: buf.as_ptr() as *mut libc::c_void,
-                iov_len: buf.len(),
-            };
-        }
+        const IOV_MAX: usize = 1024;
+        let iov: Vec<libc::iovec> = bufs
+            .iter()
+            .take(IOV_MAX)
+            .map(|buf| libc::iovec { iov_base: buf.as_ptr() as *mut libc::c_void, iov_len: buf.len() })
+            .collect();
         // SAFETY: the iovecs describe live, initialised slices. vmsplice only reads them, and the
         // callers' contract (see `vmsplice` below) keeps the pages unchanged while a pipe holds them.
-        check(unsafe { libc::vmsplice(fd, iov.as_ptr(), count, 0) })
+        check(unsafe { libc::vmsplice(fd, iov.as_ptr(), iov.len(), 0) })
     }
 
     pub fn splice(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
         check(unsafe {
-            libc::splice(
-                fd_in,
-                std::ptr::null_mut(),
-                fd_out,
-                std::ptr::null_mut(),
-                len,
-                libc::SPLICE_F_MOVE,
-            )
+            libc::splice(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, libc::SPLICE_F_MOVE)
         })
     }
 
@@ -54,16 +42,14 @@ mod imp {
         let size = libc::c_int::try_from(size).unwrap_or(libc::c_int::MAX);
         // SAFETY: F_SETPIPE_SZ takes an int argument and touches no memory of ours.
         let ret = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, size) };
-        if ret < 0 {
-            Err(last_error())
-        } else {
-            Ok(ret as usize)
-        }
+        if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
     }
 
     pub fn pipe_max_size() -> Option<usize> {
-        let text = std::fs::read("/proc/sys/fs/pipe-max-size").ok()?;
-        std::str::from_utf8(&text).ok()?.trim().parse().ok()
+        use std::io::Read;
+        let mut text = [0u8; 32];
+        let n = std::fs::File::open("/proc/sys/fs/pipe-max-size").ok()?.read(&mut text).ok()?;
+        std::str::from_utf8(&text[..n]).ok()?.trim().parse().ok()
     }
 }
 
@@ -92,8 +78,8 @@ mod imp {
     }
 }
 
-/// Maps up to four slices into the pipe `fd` without copying them; returns the bytes moved
-/// (possibly fewer than asked). The caller must never modify those bytes again while the process
+/// Maps the slices (up to IOV_MAX of them) into the pipe `fd` without copying them; returns the
+/// bytes moved (possibly fewer than asked). Each slice within one page becomes one pipe buffer. The caller must never modify those bytes again while the process
 /// lives: the pipe (and whoever reads it) sees the pages themselves, not a copy.
 pub fn vmsplice(fd: Fd, bufs: &[&'static [u8]]) -> io::Result<usize> {
     imp::vmsplice(fd, bufs)

@@ -8,22 +8,7 @@ pub fn command() -> Command {
         .about("Repeatedly output a line with all specified STRING(s), or 'y'.\n")
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("display this help and exit"),
-        )
-        .arg(
-            Arg::new("version")
-                .long("version")
-                .action(ArgAction::SetTrue)
-                .help("output version information and exit"),
-        )
-        .arg(
-            Arg::new("STRING")
-                .action(ArgAction::Append)
-                .num_args(0..)
-                .help("the text of each line"),
-        )
+        .arg(Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit"))
+        .arg(Arg::new("version").long("version").action(ArgAction::SetTrue).help("output version information and exit"))
+        .arg(Arg::new("STRING").action(ArgAction::Append).num_args(0..).help("the text of each line"))
 }

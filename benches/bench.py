@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Whole-command benchmark: rapidutils beside GNU 9.1 (/usr/bin), GNU 9.12 (the oracle),
+uutils and busybox where installed, measured in the same run, in interleaved rounds.
+
+    python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|startup]...
+
+Every implementation's output is checked against the expected bytes before it is timed.
+Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo example), which
+starts its clock at the first byte, so no producer start-up lands inside the timing. By default
+producer and reader are pinned to the same CPU (taskset -c 0): on 2-vCPU VMs a pipe whose ends
+sit on different CPUs swings wildly; --cross-core pins them to CPUs 0 and 1 instead.
+Reported: the median GiB/s of each implementation, and the median over rounds of the
+per-round ratio rapidutils / best peer (the best of the others in that same round).
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE = os.path.join(ROOT, "target", "release")
+READER = os.path.join(RELEASE, "examples", "pipe_reader")
+ORACLE = "/opt/gnu-oracle"
+ORACLE_LIB = ORACLE + "/usr/lib/x86_64-linux-gnu"
+
+
+def implementations(tool):
+    """name -> argv prefix, for each implementation of `tool` present on this machine."""
+    impls = {"rapidutils": [os.path.join(RELEASE, tool)]}
+    if os.path.exists("/usr/bin/" + tool):
+        impls["gnu-9.1"] = ["/usr/bin/" + tool]
+    if os.path.exists(ORACLE + "/usr/bin/" + tool):
+        # The oracle's own loader and C library, without the wrapper script's extra exec.
+        impls["gnu-9.12"] = [ORACLE_LIB + "/ld-linux-x86-64.so.2", "--library-path", ORACLE_LIB,
+                             ORACLE + "/usr/bin/" + tool]
+    for root in ("/opt/uutils/bin", os.path.expanduser("~/.cargo/bin")):
+        if os.path.exists(os.path.join(root, tool)) and "uutils" not in impls:
+            impls["uutils"] = [os.path.join(root, tool)]
+    if shutil.which("busybox"):
+        impls["busybox"] = ["busybox", tool]
+    return impls
+
+
+def pin(cpu):
+    return ["taskset", "-c", str(cpu)]
+
+
+def read_exactly(pipe, n):
+    chunks, got = [], 0
+    while got < n:
+        chunk = pipe.read(min(1 << 20, n - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def check_yes(argv, line, n=8 << 20):
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    data = read_exactly(proc.stdout, n)
+    proc.stdout.close()
+    proc.wait()
+    expected = (line * (n // len(line) + 1))[:n]
+    return data == expected
+
+
+def pipe_throughput(producer, mode, nbytes, cross_core):
+    cpu_reader = 1 if cross_core else 0
+    prod = subprocess.Popen(pin(0) + producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    reader = subprocess.Popen(pin(cpu_reader) + [READER, mode, str(nbytes)], stdin=prod.stdout,
+                              stdout=subprocess.PIPE)
+    prod.stdout.close()
+    out, _ = reader.communicate()
+    prod.wait()
+    moved, secs, gibs = out.split()
+    if int(moved) != nbytes:
+        raise RuntimeError(f"{producer}: moved {moved} of {nbytes} bytes")
+    return float(gibs)
+
+
+def report(title, unit, results, higher_is_better=True):
+    """results: case -> impl -> list of per-round values (same length for every impl)."""
+    print(f"\n## {title}\n")
+    impls = list(next(iter(results.values())).keys())
+    head = "| case | " + " | ".join(impls) + " | rapidutils / best peer (median of per-round ratios) |"
+    print(head)
+    print("|" + "---|" * (len(impls) + 2))
+    for case, per_impl in results.items():
+        medians = [statistics.median(per_impl[i]) for i in impls]
+        ratios = []
+        for r in range(len(per_impl["rapidutils"])):
+            peers = [per_impl[i][r] for i in impls if i != "rapidutils"]
+            if not peers:
+                continue
+            best = max(peers) if higher_is_better else min(peers)
+            mine = per_impl["rapidutils"][r]
+            ratios.append(mine / best if higher_is_better else best / mine)
+        ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
+        cells = " | ".join(f"{m:.2f}" for m in medians)
+        print(f"| {case} | {cells} | {ratio} |")
+    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster)")
+    sys.stdout.flush()
+
+
+def suite_yes(args):
+    impls = implementations("yes")
+    results = {}
+    lengths = [2, 85, 4096, 100_000]
+    modes = ["splice", "read"]
+    for length in lengths:
+        word = "y" * (length - 1)
+        line = (word + "\n").encode()
+        for name, argv in impls.items():
+            if not check_yes(argv + [word], line):
+                print(f"OUTPUT MISMATCH: {name} yes (line length {length})", file=sys.stderr)
+                sys.exit(1)
+    print("outputs checked: every implementation prints the right bytes for every line length")
+    for mode in modes:
+        nbytes = (4 << 30 if mode == "splice" else 2 << 30) // (8 if args.quick else 1)
+        for length in lengths:
+            word = "y" * (length - 1)
+            case = f"yes | {mode} reader, line {length} B"
+            results[case] = {name: [] for name in impls}
+            for _ in range(args.rounds):
+                for name, argv in impls.items():
+                    results[case][name].append(pipe_throughput(argv + [word], mode, nbytes, args.cross_core))
+    where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
+    report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results)
+
+
+def hyperfine_mean(commands, runs, shell):
+    """Mean seconds of each command, measured by hyperfine in one interleaved session."""
+    out = os.path.join("/tmp", f"ru-bench-{os.getpid()}.json")
+    cmd = ["hyperfine", "-w", "20", "-r", str(runs), "--export-json", out, "--style", "none"]
+    if not shell:
+        cmd.append("-N")
+    subprocess.run(cmd + commands, check=True, stdout=subprocess.DEVNULL)
+    import json
+    with open(out) as f:
+        data = json.load(f)
+    os.unlink(out)
+    return [statistics.median(r["times"]) for r in data["results"]]
+
+
+def suite_startup(args):
+    if not shutil.which("hyperfine"):
+        print("hyperfine not installed: start-up suite skipped (apt-get install hyperfine)", file=sys.stderr)
+        sys.exit(1)
+    impls = implementations("yes")
+    multi = os.path.join(RELEASE, "rapidutils")
+    cases = {
+        "yes --version > /dev/null": (False, lambda argv: " ".join(argv) + " --version"),
+        "yes | head -n1": (True, lambda argv: " ".join(argv) + " | head -n1"),
+    }
+    results = {}
+    runs = 100 if args.quick else 500
+    for case, (shell, make) in cases.items():
+        names = list(impls) + ["rapidutils (multi-call)"]
+        argvs = list(impls.values()) + [[multi, "yes"]]
+        per = {n: [] for n in names}
+        for _ in range(args.rounds if not args.quick else 1):
+            means = hyperfine_mean([make(a) for a in argvs], runs, shell)
+            for n, m in zip(names, means):
+                per[n].append(m * 1000)
+        results[case] = per
+    report("start-up (hyperfine median, ms; lower is better)", "ms", results, higher_is_better=False)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="fewer bytes and runs (a smoke test)")
+    parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
+    parser.add_argument("--suite", action="append", choices=["yes", "startup"])
+    args = parser.parse_args()
+    if not os.path.exists(READER):
+        subprocess.run(["cargo", "build", "--release", "--example", "pipe_reader"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--bins"], cwd=ROOT, check=True)
+    print(f"# rapidutils benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"machine: {os.uname().nodename}, {os.cpu_count()} CPUs, kernel {os.uname().release}; "
+          f"inputs and binaries cached in memory; pipe-max-size "
+          f"{open('/proc/sys/fs/pipe-max-size').read().strip()}")
+    print("implementations:", ", ".join(f"{n} ({' '.join(a)})" for n, a in implementations("yes").items()))
+    for suite in args.suite or ["yes", "startup"]:
+        {"yes": suite_yes, "startup": suite_startup}[suite](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -16,26 +16,40 @@ fn count_calls(log: &str, prefix: &str) -> usize {
     log.lines().filter(|l| l.starts_with(prefix)).count()
 }
 
-/// Runs `yes LINE` under strace with `extra` options, cut after `cut` bytes; checks the bytes.
-fn traced_run(extra: &[&str], word: &str, cut: usize) -> Outcome {
-    let mut cmd = strace(extra, &[word]);
+/// Runs `yes WORDS...` under strace with `extra` options, cut after `cut` bytes; checks the bytes.
+fn traced_run(extra: &[&str], words: &[String], cut: usize) -> Outcome {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let mut cmd = strace(extra, &words);
     cmd.env("LC_ALL", "C");
     let out = run_cut(cmd, cut);
-    let expected = repeated(format!("{word}\n").as_bytes(), cut.min(out.stdout.len().max(1)));
+    let line = format!("{}\n", words.join(" "));
     assert!(out.stdout.len() == cut || !out.stderr.is_empty(), "short output without an error");
-    assert!(out.stdout == expected[..out.stdout.len()], "wrong bytes: {extra:?}, line {}", word.len() + 1);
+    let expected = repeated(line.as_bytes(), out.stdout.len());
+    assert!(out.stdout == expected, "wrong bytes: {extra:?}, line {}", line.len());
     out
+}
+
+/// The operands that make a line of `len` bytes (an argument may hold at most 128 KiB).
+fn line_of(len: usize) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut left = len - 1;
+    while left > 100_000 {
+        words.push("w".repeat(99_999));
+        left -= 100_000;
+    }
+    words.push("w".repeat(left));
+    words
 }
 
 #[test]
 fn pipe_output_moves_without_copying_and_writes_only_the_first_line() {
-    // Lines up to a page: tee from a pre-filled pipe. Longer: tee into a relay, splice out.
+    // A private pipe is tee'd into a relay that is spliced into stdout; a line longer than the
+    // pipe (1 MiB here) goes by vmsplice.
     for (len, fast_call) in
-        [(2, "tee(3, 1,"), (85, "tee(3, 1,"), (4096, "tee(3, 1,"), (4097, "splice("), (100_000, "splice(")]
+        [(2, "splice("), (85, "splice("), (4097, "splice("), (100_000, "splice("), (1_500_000, "vmsplice(1,")]
     {
         let log = std::env::temp_dir().join(format!("ru-yes-strace-{}-{len}", std::process::id()));
-        let word = "y".repeat(len - 1);
-        traced_run(&[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice,tee,splice"], &word, 64 << 20);
+        traced_run(&[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice,tee,splice"], &line_of(len), 64 << 20);
         let text = std::fs::read_to_string(&log).unwrap();
         std::fs::remove_file(&log).unwrap();
         let writes = count_calls(&text, "write(1,") + count_calls(&text, "writev(1,");
@@ -55,7 +69,7 @@ fn pipe_output_moves_without_copying_and_writes_only_the_first_line() {
 /// and a failure to make the internal pipes: the output is still exactly the line pattern.
 #[test]
 fn unsupported_calls_fall_back_without_losing_bytes() {
-    let lens = [2, 85, 4096, 4097, 100_000];
+    let lens = [2, 85, 4096, 4097, 100_000, 1_500_000];
     let mut faults: Vec<String> = Vec::new();
     for call in ["vmsplice", "tee", "splice"] {
         for errno in ["ENOSYS", "EINVAL"] {
@@ -68,9 +82,10 @@ fn unsupported_calls_fall_back_without_losing_bytes() {
         faults.push(format!("inject=pipe2:error=EMFILE:when={when}"));
     }
     for len in lens {
-        let word = "x".repeat(len - 1);
+        let words = line_of(len);
         for fault in &faults {
-            let out = traced_run(&["/dev/null", "-e", "trace=vmsplice,tee,splice,pipe2", "-e", fault], &word, 24 << 20);
+            let out =
+                traced_run(&["/dev/null", "-e", "trace=vmsplice,tee,splice,pipe2", "-e", fault], &words, 24 << 20);
             assert!(out.stderr.is_empty(), "{fault}, line {len}: {}", out.stderr_text());
             assert_eq!(out.stdout.len(), 24 << 20, "{fault}, line {len}");
         }
@@ -83,7 +98,7 @@ fn real_errors_of_zero_copy_calls_are_reported_and_output_stops() {
         return;
     }
     for (len, call) in [(3, "tee"), (100_000, "splice"), (3, "vmsplice:when=1")] {
-        let word = "a".repeat(len - 1);
+        let words = line_of(len);
         let fault = if call.contains("when") {
             // vmsplice fails only when the internal pipes are unavailable: take them away too.
             vec![
@@ -98,7 +113,7 @@ fn real_errors_of_zero_copy_calls_are_reported_and_output_stops() {
         let mut extra = vec!["/dev/null".to_string()];
         extra.extend(fault);
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let out = traced_run(&extra, &word, 1 << 30);
+        let out = traced_run(&extra, &words, 1 << 30);
         assert_eq!(out.stderr_text(), "yes: standard output: Input/output error\n", "{call}");
         assert_eq!(out.status, "exit 1", "{call}");
         assert!(out.stdout.len() >= len, "{call}: the first line at least");

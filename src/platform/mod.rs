@@ -116,6 +116,21 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((read, write))
 }
 
+/// Sets or clears `O_NONBLOCK` on a descriptor.
+pub fn set_nonblocking(fd: Fd, on: bool) -> io::Result<()> {
+    // SAFETY: F_GETFL/F_SETFL take and return plain ints; no memory is involved.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(last_error());
+    }
+    let flags = if on { flags | libc::O_NONBLOCK } else { flags & !libc::O_NONBLOCK };
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
+        return Err(last_error());
+    }
+    Ok(())
+}
+
 /// The system's page size.
 pub fn page_size() -> usize {
     buffer::page_size()

@@ -4,6 +4,7 @@
 //! The library holds every tool; the binaries are thin: `src/bin/<tool>.rs` runs one tool, and
 //! `src/main.rs` is the multi-call binary that dispatches on its name or first argument.
 
+pub mod cat;
 pub mod common;
 pub mod platform;
 pub mod yes;
@@ -22,7 +23,7 @@ pub struct Tool {
 }
 
 /// Every tool rapidutils provides.
-pub const TOOLS: &[Tool] = &[yes::TOOL];
+pub const TOOLS: &[Tool] = &[cat::TOOL, yes::TOOL];
 
 /// Finds the tool a program name stands for: the tool whose name is the longest suffix of the
 /// name's last path component, so `yes`, `/usr/bin/yes`, `ru-yes` and `gyes` all mean `yes`.

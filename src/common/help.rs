@@ -14,7 +14,13 @@ use std::os::unix::ffi::OsStrExt;
 const HELP_LINE: &str = "      --help\n         display this help and exit\n";
 const VERSION_LINE: &str = "      --version\n         output version information and exit\n";
 
-/// The help text for `cmd`, with `prog` (argv[0] as given) in the usage lines.
+/// The help text for `cmd`, with `prog` (argv[0] as given) in the usage lines and wherever
+/// the after-help text says `{prog}`.
+///
+/// Options are listed in `display_order`. GNU 9.12 lays them out two ways, and the `Command`'s
+/// `next_line_help` flag says which: on a line of their own with the description below indented
+/// by nine spaces (wc), or with the description on the same line at a column three past the
+/// longest option (cat). `--help` and `--version` always use the first layout.
 pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(2048);
     let usage = cmd.get_overridden_usage().map(|u| u.to_string()).unwrap_or_default();
@@ -32,33 +38,43 @@ pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
         out.extend_from_slice(about.to_string().as_bytes());
         out.push(b'\n');
     }
-    for arg in cmd.get_arguments().filter(|a| !a.is_positional()) {
+    let mut args: Vec<&clap::Arg> = cmd.get_arguments().filter(|a| !a.is_positional()).collect();
+    args.sort_by_key(|a| a.get_display_order());
+    let specs: Vec<String> = args.iter().map(|a| option_spec(a)).collect();
+    let column = specs.iter().zip(&args).filter(|(_, a)| !is_standard(a)).map(|(s, _)| s.len()).max().unwrap_or(0) + 3;
+    for (arg, spec) in args.iter().zip(&specs) {
         match arg.get_id().as_str() {
             "help" => out.extend_from_slice(HELP_LINE.as_bytes()),
             "version" => out.extend_from_slice(VERSION_LINE.as_bytes()),
             _ => {
-                match (arg.get_short(), arg.get_long()) {
-                    (Some(s), Some(l)) => out.extend_from_slice(format!("  -{s}, --{l}").as_bytes()),
-                    (Some(s), None) => out.extend_from_slice(format!("  -{s}").as_bytes()),
-                    (None, Some(l)) => out.extend_from_slice(format!("      --{l}").as_bytes()),
-                    (None, None) => {}
-                }
-                if arg.get_action().takes_values() {
-                    let name = arg.get_value_names().and_then(|n| n.first()).map(|n| n.to_string());
-                    out.extend_from_slice(format!("={}", name.unwrap_or_else(|| "VALUE".into())).as_bytes());
-                }
-                out.push(b'\n');
                 let text = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
-                for line in text.lines() {
-                    out.extend_from_slice(b"         ");
-                    out.extend_from_slice(line.as_bytes());
+                out.extend_from_slice(spec.as_bytes());
+                if cmd.is_next_line_help_set() {
                     out.push(b'\n');
+                    for line in text.lines() {
+                        out.extend_from_slice(b"         ");
+                        out.extend_from_slice(line.as_bytes());
+                        out.push(b'\n');
+                    }
+                } else {
+                    for (i, line) in text.lines().enumerate() {
+                        let pad = if i == 0 { column - spec.len() } else { column };
+                        out.extend(std::iter::repeat_n(b' ', pad));
+                        out.extend_from_slice(line.as_bytes());
+                        out.push(b'\n');
+                    }
                 }
             }
         }
     }
     if let Some(after) = cmd.get_after_help() {
-        out.extend_from_slice(after.to_string().as_bytes());
+        let after = after.to_string();
+        for (i, piece) in after.split("{prog}").enumerate() {
+            if i > 0 {
+                out.extend_from_slice(prog);
+            }
+            out.extend_from_slice(piece.as_bytes());
+        }
         out.push(b'\n');
     }
     let name = cmd.get_name();
@@ -70,6 +86,26 @@ pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
         .as_bytes(),
     );
     out
+}
+
+fn is_standard(arg: &clap::Arg) -> bool {
+    matches!(arg.get_id().as_str(), "help" | "version")
+}
+
+/// `  -c, --bytes`, `      --files0-from=F` or `  -e`.
+fn option_spec(arg: &clap::Arg) -> String {
+    let mut spec = match (arg.get_short(), arg.get_long()) {
+        (Some(s), Some(l)) => format!("  -{s}, --{l}"),
+        (Some(s), None) => format!("  -{s}"),
+        (None, Some(l)) => format!("      --{l}"),
+        (None, None) => String::new(),
+    };
+    if arg.get_action().takes_values() {
+        let name = arg.get_value_names().and_then(|n| n.first()).map(|n| n.to_string());
+        spec.push('=');
+        spec.push_str(&name.unwrap_or_else(|| "VALUE".into()));
+    }
+    spec
 }
 
 /// The `--version` text: the GNU layout, naming rapidutils.

@@ -14,7 +14,7 @@ mod pipe;
 
 pub use buffer::PageBuffer;
 pub use locale::{Charset, MbDecoder, MbStep, charset, is_printable_byte, is_printable_wide};
-pub use pipe::{ZERO_COPY, pipe_max_size, set_pipe_size, splice, tee, vmsplice};
+pub use pipe::{ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice};
 
 use std::ffi::{CStr, OsString, c_char, c_int};
 use std::io;
@@ -130,6 +130,39 @@ pub fn set_nonblocking(fd: Fd, on: bool) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// The current offset of `fd` (`lseek(fd, 0, SEEK_CUR)`); fails on pipes, sockets and ttys.
+pub fn current_offset(fd: Fd) -> io::Result<u64> {
+    // SAFETY: lseek takes and returns plain integers.
+    let pos = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+    if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
+}
+
+/// Whether `fd` was opened with `O_APPEND`.
+pub fn is_append(fd: Fd) -> bool {
+    // SAFETY: F_GETFL takes no argument and returns the status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags >= 0 && flags & libc::O_APPEND != 0
+}
+
+/// How many bytes can be read from `fd` without blocking (`FIONREAD`), if the file type says.
+pub fn bytes_available(fd: Fd) -> Option<usize> {
+    let mut n: c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which points to n.
+    let ret = unsafe { libc::ioctl(fd, libc::FIONREAD as _, &mut n) };
+    if ret < 0 { None } else { usize::try_from(n).ok() }
+}
+
+/// Tells the kernel `fd` will be read sequentially (read-ahead), where the system has
+/// `posix_fadvise`.
+#[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "android"))]
+pub fn advise_sequential(fd: Fd) {
+    // SAFETY: advice only; a failure is harmless and ignored.
+    unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "android")))]
+pub fn advise_sequential(_fd: Fd) {}
 
 /// The system's page size.
 pub fn page_size() -> usize {

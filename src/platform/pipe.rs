@@ -45,6 +45,18 @@ mod imp {
         if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
     }
 
+    pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+        // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
+        check(unsafe {
+            libc::copy_file_range(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, 0) as isize
+        })
+    }
+
+    pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
+        // SAFETY: a null offset means "use and advance the input's file offset".
+        check(unsafe { libc::sendfile(fd_out, fd_in, std::ptr::null_mut(), len) })
+    }
+
     pub fn pipe_max_size() -> Option<usize> {
         use std::io::Read;
         let mut text = [0u8; 32];
@@ -76,6 +88,12 @@ mod imp {
     pub fn pipe_max_size() -> Option<usize> {
         None
     }
+    pub fn copy_file_range(_fd_in: Fd, _fd_out: Fd, _len: usize) -> io::Result<usize> {
+        Err(unsupported())
+    }
+    pub fn sendfile(_fd_out: Fd, _fd_in: Fd, _len: usize) -> io::Result<usize> {
+        Err(unsupported())
+    }
 }
 
 /// Maps the slices (up to IOV_MAX of them) into the pipe `fd` without copying them; returns the
@@ -98,6 +116,17 @@ pub fn tee(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
 /// Asks for a pipe capacity of `size` bytes; returns the capacity granted.
 pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
     imp::set_pipe_size(fd, size)
+}
+
+/// Copies up to `len` bytes between two regular files in the kernel, at their file offsets.
+/// Returns 0 at the input's end, and also on some pseudo-files before it (the caller then reads).
+pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
+    imp::copy_file_range(fd_in, fd_out, len)
+}
+
+/// Sends up to `len` bytes from the regular file `fd_in` (at its offset) to `fd_out`.
+pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
+    imp::sendfile(fd_out, fd_in, len)
 }
 
 /// The largest capacity an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`).

@@ -6,6 +6,7 @@ pub fn command() -> Command {
     Command::new("yes")
         .override_usage("yes [STRING]...\nyes OPTION")
         .about("Repeatedly output a line with all specified STRING(s), or 'y'.\n")
+        .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
         .arg(Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit"))

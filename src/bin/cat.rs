@@ -1,0 +1,8 @@
+//! `cat` on its own.
+#![no_main]
+
+fn run(args: Vec<std::ffi::OsString>) -> i32 {
+    rapidutils::run_tool(&rapidutils::cat::TOOL, args)
+}
+
+rapidutils::entry!(run);

@@ -1,0 +1,137 @@
+//! Plain `cat` (no formatting option): move the bytes of one input to stdout by the cheapest
+//! means the pair of file types allows, falling back to read/write at exactly the byte where
+//! a zero-copy call gave up.
+//!
+//! | input \ output   | pipe   | regular file      | anything else (socket, /dev/null, tty) |
+//! |------------------|--------|-------------------|----------------------------------------|
+//! | regular file     | splice | copy_file_range   | sendfile                               |
+//! | pipe             | splice | splice            | splice                                 |
+//! | other            | splice | read/write        | read/write                             |
+//!
+//! The zero-copy calls use and advance the file offsets, so when one fails the read/write loop
+//! simply continues: nothing is lost or repeated. Any error from a zero-copy call (not only
+//! "not supported") hands over to read/write, which meets a real error again on the side where
+//! it belongs and reports it as GNU does (`cat: NAME: ...` for reading, `cat: write error: ...`).
+
+use crate::common::sink;
+use crate::platform::{self, Fd, FileInfo, FileKind};
+use std::io;
+
+/// The read/write buffer: GNU's io_blksize minimum.
+pub const BUFFER_SIZE: usize = 128 * 1024;
+/// Regular files up to this size go into a pipe of the default size.
+const SMALL_FILE: u64 = 64 * 1024;
+/// How much one zero-copy call is asked to move.
+const CHUNK: usize = 1 << 30;
+
+/// Why copying one input stopped early.
+#[derive(Debug)]
+pub enum CopyError {
+    /// Reading the input failed: report `cat: NAME: error` and go on with the next input.
+    Read(io::Error),
+    /// Writing stdout failed: report `cat: write error: error` and stop.
+    Write(io::Error),
+}
+
+/// Which zero-copy call suits an input and output pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Splice,
+    CopyFileRange,
+    Sendfile,
+    ReadWrite,
+}
+
+fn method(input: FileKind, output: FileKind) -> Method {
+    use FileKind::*;
+    match (input, output) {
+        (Directory, _) => Method::ReadWrite,
+        (_, Pipe) | (Pipe, _) => Method::Splice,
+        (Regular, Regular) => Method::CopyFileRange,
+        (Regular, _) => Method::Sendfile,
+        _ => Method::ReadWrite,
+    }
+}
+
+/// Copies everything left in `input` to `output`.
+pub struct Copier {
+    buf: Vec<u8>,
+    /// A zero-copy call said ENOSYS: the kernel lacks it, don't try again.
+    no_zero_copy: bool,
+    /// The output pipe has been grown already (or that was not wanted).
+    pipe_grown: bool,
+}
+
+impl Default for Copier {
+    fn default() -> Self {
+        Copier::new()
+    }
+}
+
+impl Copier {
+    pub fn new() -> Copier {
+        Copier { buf: Vec::new(), no_zero_copy: !platform::ZERO_COPY, pipe_grown: false }
+    }
+
+    pub fn copy(&mut self, input: Fd, in_info: &FileInfo, output: Fd, out_info: &FileInfo) -> Result<(), CopyError> {
+        let method = if self.no_zero_copy { Method::ReadWrite } else { method(in_info.kind, out_info.kind) };
+        if method == Method::Splice && out_info.kind == FileKind::Pipe && !self.pipe_grown {
+            // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
+            if in_info.kind != FileKind::Regular || in_info.size > SMALL_FILE {
+                self.pipe_grown = true;
+                let _ = platform::set_pipe_size(output, platform::pipe_max_size().unwrap_or(1 << 20));
+            }
+        }
+        if method != Method::ReadWrite {
+            match zero_copy(method, input, output) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(err) => {
+                    if err.raw_os_error() == Some(platform::errno::ENOSYS) {
+                        self.no_zero_copy = true;
+                    }
+                }
+            }
+        }
+        if in_info.kind == FileKind::Regular {
+            platform::advise_sequential(input);
+        }
+        self.read_write(input, output)
+    }
+
+    /// The portable loop: read into one reused buffer, write all of it.
+    pub fn read_write(&mut self, input: Fd, output: Fd) -> Result<(), CopyError> {
+        if self.buf.is_empty() {
+            self.buf = vec![0; BUFFER_SIZE];
+        }
+        loop {
+            let n = match platform::read(input, &mut self.buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(CopyError::Read(err)),
+            };
+            sink::write_all(output, &self.buf[..n]).map_err(CopyError::Write)?;
+        }
+    }
+}
+
+/// Moves data with `method` until the input ends (Ok(true)), or until the call cannot go on
+/// (Ok(false) after copy_file_range's early 0, or Err): the caller continues with read/write.
+fn zero_copy(method: Method, input: Fd, output: Fd) -> io::Result<bool> {
+    loop {
+        let moved = match method {
+            Method::Splice => platform::splice(input, output, CHUNK),
+            Method::CopyFileRange => platform::copy_file_range(input, output, CHUNK),
+            Method::Sendfile => platform::sendfile(output, input, CHUNK),
+            Method::ReadWrite => return Ok(false),
+        };
+        match moved {
+            // copy_file_range returns 0 at the end, but also early on some pseudo-files: read on.
+            Ok(0) => return Ok(method != Method::CopyFileRange),
+            Ok(_) => {}
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! `cat`: concatenate files to standard output, byte-exact with GNU coreutils 9.12.
+//!
+//! Plan: parse (GNU getopt over the clap definition); check stdout once; then for each operand
+//! open it, refuse it if it is the output file (GNU 9.12's rule), and either move its bytes
+//! with the cheapest zero-copy call the file types allow (`copy`) or run the formatting state
+//! machine over large chunks (`format`). Errors on one input are reported where GNU reports
+//! them and the next input is still copied; a write error ends the run.
+
+mod cli;
+pub mod copy;
+pub mod format;
+
+pub use cli::command;
+
+use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::{diag, help, quote, sink};
+use crate::platform::{self, Fd, FileInfo, FileKind};
+use copy::{Copier, CopyError};
+use format::{Formatter, Options};
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+
+/// `cat` in the tool table.
+pub const TOOL: crate::Tool = crate::Tool { name: "cat", command, run: main };
+
+/// Formatted output is written in pieces of about this size.
+const OUTPUT_FLUSH: usize = 128 * 1024;
+
+/// Runs `cat` with `args` (without the program name); returns the exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let cmd = command();
+    let mut opts = Options::default();
+    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    for item in scan.by_ref() {
+        let opt = match item {
+            Ok(opt) => opt,
+            Err(err) => return diag::usage_error(&err.message()),
+        };
+        match opt.id.as_str() {
+            "number-nonblank" => {
+                opts.number = true;
+                opts.number_nonblank = true;
+            }
+            "number" => opts.number = true,
+            "squeeze-blank" => opts.squeeze_blank = true,
+            "show-nonprinting" => opts.show_nonprinting = true,
+            "show-ends" => opts.show_ends = true,
+            "show-tabs" => opts.show_tabs = true,
+            "show-all" => (opts.show_nonprinting, opts.show_ends, opts.show_tabs) = (true, true, true),
+            "e" => (opts.show_nonprinting, opts.show_ends) = (true, true),
+            "t" => (opts.show_nonprinting, opts.show_tabs) = (true, true),
+            "u" => {}
+            "help" => return help::print_help(&cmd),
+            "version" => return help::emit(&help::version_text("cat")),
+            other => unreachable!("option {other} is in the table but not handled"),
+        }
+    }
+    let mut operands = scan.into_operands();
+    if operands.is_empty() {
+        operands.push(OsString::from("-"));
+    }
+    let out_info = match platform::fstat(platform::STDOUT) {
+        Ok(info) => info,
+        Err(err) => {
+            diag::error_errno(b"standard output", &err);
+            return diag::EXIT_FAILURE;
+        }
+    };
+    let mut cat = Cat {
+        out_info,
+        copier: Copier::new(),
+        formatter: opts.any().then(|| Formatter::new(opts)),
+        in_buf: Vec::new(),
+        out_buf: Vec::new(),
+        ok: true,
+    };
+    match cat.run(&operands) {
+        Ok(()) => {}
+        Err(err) => {
+            diag::error_errno(b"write error", &err);
+            return diag::EXIT_FAILURE;
+        }
+    }
+    if cat.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
+}
+
+struct Cat {
+    out_info: FileInfo,
+    copier: Copier,
+    formatter: Option<Formatter>,
+    in_buf: Vec<u8>,
+    out_buf: Vec<u8>,
+    /// No input failed so far.
+    ok: bool,
+}
+
+/// An input operand, opened.
+enum Input {
+    Stdin,
+    File(std::fs::File),
+}
+
+impl Input {
+    fn fd(&self) -> Fd {
+        match self {
+            Input::Stdin => platform::STDIN,
+            Input::File(f) => f.as_raw_fd(),
+        }
+    }
+}
+
+impl Cat {
+    /// Copies every operand; returns only a write error (which ends the run).
+    fn run(&mut self, operands: &[OsString]) -> io::Result<()> {
+        for name in operands {
+            self.one(name.as_bytes())?;
+        }
+        if let Some(formatter) = self.formatter.as_mut() {
+            formatter.finish(&mut self.out_buf);
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn input_error(&mut self, name: &[u8], err: &io::Error) {
+        diag::error_errno(&quote::quotef(name), err);
+        self.ok = false;
+    }
+
+    fn one(&mut self, name: &[u8]) -> io::Result<()> {
+        let input = if name == b"-" {
+            Input::Stdin
+        } else {
+            match std::fs::File::open(std::ffi::OsStr::from_bytes(name)) {
+                Ok(file) => Input::File(file),
+                Err(err) => {
+                    self.input_error(name, &err);
+                    return Ok(());
+                }
+            }
+        };
+        let fd = input.fd();
+        let in_info = match platform::fstat(fd) {
+            Ok(info) => info,
+            Err(err) => {
+                self.input_error(name, &err);
+                return Ok(());
+            }
+        };
+        if self.is_output(&in_info, fd) {
+            let mut message = quote::quotef(name);
+            message.extend_from_slice(b": input file is output file");
+            diag::error(&message);
+            self.ok = false;
+            return Ok(());
+        }
+        let result = if self.formatter.is_some() {
+            self.format(fd, &in_info)
+        } else {
+            self.copier.copy(fd, &in_info, platform::STDOUT, &self.out_info)
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(CopyError::Read(err)) => {
+                self.input_error(name, &err);
+                Ok(())
+            }
+            Err(CopyError::Write(err)) => Err(err),
+        }
+    }
+
+    /// GNU 9.12's "input file is output file" rule: the same file (not a FIFO or socket), read
+    /// from below the point where output is written (the output offset, or the end of the file
+    /// when stdout appends). Copying it would never end or would clobber what is yet unread.
+    fn is_output(&self, input: &FileInfo, fd: Fd) -> bool {
+        if matches!(input.kind, FileKind::Pipe | FileKind::Socket)
+            || input.dev != self.out_info.dev
+            || input.ino != self.out_info.ino
+        {
+            return false;
+        }
+        let Ok(in_pos) = platform::current_offset(fd) else {
+            return false;
+        };
+        if platform::is_append(platform::STDOUT) {
+            let size = platform::fstat(fd).map_or(0, |i| i.size);
+            return in_pos < size;
+        }
+        match platform::current_offset(platform::STDOUT) {
+            Ok(out_pos) => in_pos < out_pos,
+            Err(_) => false,
+        }
+    }
+
+    /// Formatting mode: read big chunks, format them, write in big pieces; flush before a read
+    /// that would wait (so `cat -n` on a slow pipe shows lines as they come) and at the end of
+    /// each input (so messages about the next one come after its output, as with GNU).
+    fn format(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
+        if self.in_buf.is_empty() {
+            self.in_buf = vec![0; copy::BUFFER_SIZE];
+            self.out_buf = Vec::with_capacity(OUTPUT_FLUSH * 2);
+        }
+        let may_block = info.kind != FileKind::Regular;
+        if !may_block {
+            platform::advise_sequential(fd);
+        }
+        loop {
+            if may_block && !self.out_buf.is_empty() && platform::bytes_available(fd).unwrap_or(0) == 0 {
+                self.flush().map_err(CopyError::Write)?;
+            }
+            let n = match platform::read(fd, &mut self.in_buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    self.flush().map_err(CopyError::Write)?;
+                    return Err(CopyError::Read(err));
+                }
+            };
+            let formatter = self.formatter.as_mut().expect("format mode has a formatter");
+            formatter.feed(&self.in_buf[..n], &mut self.out_buf);
+            if self.out_buf.len() >= OUTPUT_FLUSH {
+                self.flush().map_err(CopyError::Write)?;
+            }
+        }
+        self.flush().map_err(CopyError::Write)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = sink::write_all(platform::STDOUT, &self.out_buf);
+        self.out_buf.clear();
+        result
+    }
+}

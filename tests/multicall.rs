@@ -39,8 +39,22 @@ fn dispatches_on_first_argument_and_names_the_tool() {
 }
 
 #[test]
+fn cat_through_the_multicall_binary() {
+    let mut cmd = multi("rapidutils");
+    cmd.args(["cat", "-n", "/nonexistent-ru"]);
+    let out = run_cut(cmd, 100);
+    assert_eq!(out.stderr_text(), "cat: /nonexistent-ru: No such file or directory\n");
+    assert_eq!(out.status, "exit 1");
+    for argv0 in ["cat", "/bin/ru-cat", "gcat"] {
+        let mut cmd = multi(argv0);
+        cmd.arg("-n");
+        assert_eq!(run_piped(cmd, Some(b"a\nb\n")).stdout, b"     1\ta\n     2\tb\n", "{argv0}");
+    }
+}
+
+#[test]
 fn list_help_version() {
-    AssertCommand::new(ours("rapidutils")).arg("--list").assert().success().stdout("yes\n");
+    AssertCommand::new(ours("rapidutils")).arg("--list").assert().success().stdout("cat\nyes\n");
     AssertCommand::new(ours("rapidutils"))
         .arg("--help")
         .assert()

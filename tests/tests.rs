@@ -1,5 +1,7 @@
 //! All integration tests, one binary: `mod` per area, shared helpers in `util`.
 
+mod cat_diff;
+mod cat_shape;
 mod multicall;
 mod util;
 mod yes_diff;

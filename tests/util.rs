@@ -25,6 +25,7 @@ pub fn oracle(tool: &str) -> PathBuf {
 pub fn ours(tool: &str) -> PathBuf {
     match tool {
         "yes" => PathBuf::from(env!("CARGO_BIN_EXE_yes")),
+        "cat" => PathBuf::from(env!("CARGO_BIN_EXE_cat")),
         "rapidutils" => PathBuf::from(env!("CARGO_BIN_EXE_rapidutils")),
         _ => panic!("no binary {tool}"),
     }
@@ -104,4 +105,64 @@ pub fn through_shell(cmd: &Command, argv0: &str, prelude: &str, redirect: &str) 
 /// Expected `yes` output: `line` repeated, cut at `len` bytes.
 pub fn repeated(line: &[u8], len: usize) -> Vec<u8> {
     line.iter().copied().cycle().take(len).collect()
+}
+
+/// Runs `cmd` to completion, feeding `input` through a pipe on stdin (or /dev/null for None).
+pub fn run_piped(mut cmd: Command, input: Option<&[u8]>) -> Outcome {
+    use std::io::Write;
+    cmd.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    let writer = input.map(|data| {
+        let mut stdin = child.stdin.take().unwrap();
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        })
+    });
+    let out = child.wait_with_output().unwrap();
+    if let Some(w) = writer {
+        w.join().unwrap();
+    }
+    Outcome { stdout: out.stdout, stderr: out.stderr, status: describe(out.status) }
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ru-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn file(&self, name: &str, content: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Deterministic pseudo-random bytes.
+pub fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 24) as u8
+        })
+        .collect()
 }

@@ -83,14 +83,14 @@ impl Copier {
             }
         }
         if method != Method::ReadWrite {
-            match zero_copy(method, input, output) {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(err) => {
-                    if err.raw_os_error() == Some(platform::errno::ENOSYS) {
-                        self.no_zero_copy = true;
-                    }
+            let size = (in_info.kind == FileKind::Regular).then_some(in_info.size);
+            match zero_copy(method, input, output, size) {
+                ZeroCopy::Done => return Ok(()),
+                ZeroCopy::Failed(err) => return Err(err),
+                ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
+                    self.no_zero_copy = true;
                 }
+                ZeroCopy::Fallback(_) => {}
             }
         }
         if in_info.kind == FileKind::Regular {
@@ -116,22 +116,57 @@ impl Copier {
     }
 }
 
-/// Moves data with `method` until the input ends (Ok(true)), or until the call cannot go on
-/// (Ok(false) after copy_file_range's early 0, or Err): the caller continues with read/write.
-fn zero_copy(method: Method, input: Fd, output: Fd) -> io::Result<bool> {
+/// How a zero-copy transfer ended.
+enum ZeroCopy {
+    /// The input is exhausted.
+    Done,
+    /// The call cannot go on here (not supported, or copy_file_range's early 0): read/write
+    /// takes over from the current offsets.
+    Fallback(Option<io::Error>),
+    /// A real error, reported as GNU 9.12 reports it.
+    Failed(CopyError),
+}
+
+/// Errors meaning "this call does not work for these files" (gnulib's list for
+/// copy_file_range, which also fits splice and sendfile). At any point, not only at the first
+/// call as in GNU: the offsets say where the data stands, so read/write continues exactly there.
+fn is_unsupported(err: &io::Error) -> bool {
+    use platform::errno::*;
+    platform::is_unsupported(err) || matches!(err.raw_os_error(), Some(EBADF | ETXTBSY | EPERM | EAGAIN))
+}
+
+/// Errors that belong to the output: GNU reports them as `write error` and stops.
+fn is_output_error(err: &io::Error) -> bool {
+    use platform::errno::*;
+    matches!(err.raw_os_error(), Some(EPIPE | ENOSPC | EDQUOT | EFBIG))
+}
+
+/// Moves data with `method` until the input ends or the call cannot go on. `size` is a regular
+/// input's size when the copy started.
+fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCopy {
+    let mut total: u64 = 0;
     loop {
         let moved = match method {
             Method::Splice => platform::splice(input, output, CHUNK),
             Method::CopyFileRange => platform::copy_file_range(input, output, CHUNK),
             Method::Sendfile => platform::sendfile(output, input, CHUNK),
-            Method::ReadWrite => return Ok(false),
+            Method::ReadWrite => return ZeroCopy::Fallback(None),
         };
         match moved {
-            // copy_file_range returns 0 at the end, but also early on some pseudo-files: read on.
-            Ok(0) => return Ok(method != Method::CopyFileRange),
-            Ok(_) => {}
+            // copy_file_range returns 0 at the end, but also at once on pseudo-files whose size
+            // is 0 (/proc, /sys): trust it only when the file's size has been copied.
+            Ok(0) if method == Method::CopyFileRange && !size.is_some_and(|s| s > 0 && total >= s) => {
+                return ZeroCopy::Fallback(None);
+            }
+            Ok(0) => return ZeroCopy::Done,
+            Ok(n) => total += n as u64,
             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(err),
+            Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
+            // GNU 9.12 reports every other copy_file_range error against the input file.
+            Err(err) if method != Method::CopyFileRange && is_output_error(&err) => {
+                return ZeroCopy::Failed(CopyError::Write(err));
+            }
+            Err(err) => return ZeroCopy::Failed(CopyError::Read(err)),
         }
     }
 }

@@ -75,12 +75,19 @@ pub fn main(args: Vec<OsString>) -> i32 {
         in_buf: Vec::new(),
         out_buf: Vec::new(),
         ok: true,
+        read_stdin: false,
     };
     match cat.run(&operands) {
         Ok(()) => {}
         Err(err) => {
             diag::error_errno(b"write error", &err);
             return diag::EXIT_FAILURE;
+        }
+    }
+    if cat.read_stdin {
+        if let Err(err) = platform::close(platform::STDIN) {
+            diag::error_errno(b"closing standard input", &err);
+            cat.ok = false;
         }
     }
     if cat.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
@@ -94,6 +101,8 @@ struct Cat {
     out_buf: Vec<u8>,
     /// No input failed so far.
     ok: bool,
+    /// An operand was `-`: GNU closes stdin at the end and reports a failure.
+    read_stdin: bool,
 }
 
 /// An input operand, opened.
@@ -131,6 +140,7 @@ impl Cat {
 
     fn one(&mut self, name: &[u8]) -> io::Result<()> {
         let input = if name == b"-" {
+            self.read_stdin = true;
             Input::Stdin
         } else {
             match std::fs::File::open(std::ffi::OsStr::from_bytes(name)) {

@@ -164,6 +164,12 @@ pub fn advise_sequential(fd: Fd) {
 #[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "android")))]
 pub fn advise_sequential(_fd: Fd) {}
 
+/// Closes a descriptor we do not own as an `OwnedFd` (standard input), reporting the error.
+pub fn close(fd: Fd) -> io::Result<()> {
+    // SAFETY: closing a plain descriptor number; the caller no longer uses it.
+    if unsafe { libc::close(fd) } != 0 { Err(last_error()) } else { Ok(()) }
+}
+
 /// The system's page size.
 pub fn page_size() -> usize {
     buffer::page_size()
@@ -241,7 +247,10 @@ pub fn errno_of(err: &io::Error) -> i32 {
 
 /// Errno values the callers name.
 pub mod errno {
-    pub use libc::{EAGAIN, EBADF, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPIPE, EWOULDBLOCK, EXDEV};
+    pub use libc::{
+        EAGAIN, EBADF, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPERM, EPIPE, ETXTBSY,
+        EWOULDBLOCK, EXDEV,
+    };
 }
 
 /// Whether an error from a zero-copy call means "this path is not available here" (take the

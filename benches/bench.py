@@ -139,6 +139,109 @@ def suite_yes(args):
     report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results)
 
 
+BENCH_DIR = "/tmp/ru-bench"
+
+
+def prepare_inputs():
+    """Input files, made once and then cached in memory: text for the formatting options, a
+    1 GiB file for plain copies, and 10,000 files of 1 KiB."""
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    text = os.path.join(BENCH_DIR, "text-200M")
+    if not os.path.exists(text):
+        import random
+        rng = random.Random(42)
+        words = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "caf\u00e9", "na\u00efve",
+                 "\u65e5\u672c\u8a9e", "tab\there", "x" * 30, "\u00a0nbsp", "end."]
+        lines = []
+        for _ in range(20000):
+            n = rng.randint(0, 14)
+            lines.append(" ".join(rng.choice(words) for _ in range(n)))
+        block = ("\n".join(lines) + "\n").encode()
+        with open(text, "wb") as f:
+            written = 0
+            while written < 200_000_000:
+                f.write(block)
+                written += len(block)
+    big = os.path.join(BENCH_DIR, "plain-1G")
+    if not os.path.exists(big):
+        with open(text, "rb") as src:
+            chunk = src.read(1 << 28)
+        with open(big, "wb") as f:
+            for _ in range(4):
+                f.write(chunk)
+    small = os.path.join(BENCH_DIR, "small")
+    if not os.path.exists(os.path.join(small, "f9999")):
+        os.makedirs(small, exist_ok=True)
+        for i in range(10000):
+            with open(os.path.join(small, f"f{i}"), "wb") as f:
+                f.write(os.urandom(1024))
+    # Warm the page cache.
+    for path in (text, big):
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    return text, big, [os.path.join(small, f"f{i}") for i in range(10000)]
+
+
+def wall_time(argv, stdout):
+    """Seconds for one run of argv pinned to CPU 0, with stdout to DEVNULL or a file path
+    (truncated first)."""
+    out = subprocess.DEVNULL if stdout is None else open(stdout, "wb")
+    try:
+        start = time.perf_counter()
+        subprocess.run(pin(0) + argv, stdout=out, stderr=subprocess.DEVNULL, check=True)
+        return time.perf_counter() - start
+    finally:
+        if out is not subprocess.DEVNULL:
+            out.close()
+
+
+def same_output(impls, args, stdin=None):
+    outputs = set()
+    for argv in impls.values():
+        outputs.add(subprocess.run(argv + args, stdin=stdin, capture_output=True).stdout)
+    return len(outputs) == 1
+
+
+def suite_cat(args):
+    text, big, small = prepare_inputs()
+    impls = implementations("cat")
+    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("plain", [text])):
+        if not same_output(impls, extra):
+            print(f"OUTPUT MISMATCH: cat {label}", file=sys.stderr)
+            sys.exit(1)
+    print("outputs checked: every implementation prints the same bytes for cat, cat -n, cat -A")
+    size_big = os.path.getsize(big) / (1 << 30)
+    size_text = os.path.getsize(text) / (1 << 30)
+    out_file = os.path.join(BENCH_DIR, "out")
+    cases = {
+        "cat 1G > /dev/null": (lambda a: a + [big], None, size_big),
+        "cat 1G > file": (lambda a: a + [big], out_file, size_big),
+        "cat -n 200M > /dev/null": (lambda a: a + ["-n", text], None, size_text),
+        "cat -A 200M > /dev/null": (lambda a: a + ["-A", text], None, size_text),
+        "cat 10,000 files of 1 KiB > /dev/null": (lambda a: a + small, None, None),
+    }
+    results = {}
+    for case, (make, stdout, gib) in cases.items():
+        per = {name: [] for name in impls}
+        for _ in range(args.rounds):
+            for name, argv in impls.items():
+                secs = wall_time(make(argv), stdout)
+                per[name].append(gib / secs if gib else secs * 1000)
+        results[case] = per
+    os.unlink(out_file)
+    throughput = {k: v for k, v in results.items() if cases[k][2]}
+    report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", throughput)
+    timed = {k: v for k, v in results.items() if not cases[k][2]}
+    report("cat of many small files", "ms, median", timed, higher_is_better=False)
+    pipe = {}
+    case = "cat 1G into splice reader"
+    pipe[case] = {name: [] for name in impls}
+    for _ in range(args.rounds):
+        for name, argv in impls.items():
+            pipe[case][name].append(pipe_throughput(argv + [big], "splice", os.path.getsize(big), args.cross_core))
+    where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
+    report(f"cat into a pipe ({where})", "GiB/s, median", pipe)
+
+
 def hyperfine_mean(commands, runs, shell):
     """Mean seconds of each command, measured by hyperfine in one interleaved session."""
     out = os.path.join("/tmp", f"ru-bench-{os.getpid()}.json")
@@ -159,17 +262,23 @@ def suite_startup(args):
         sys.exit(1)
     # busybox and uutils are left out: the target is GNU 9.1's start-up (hyperfine time grows
     # with every command in the session).
-    impls = {k: v for k, v in implementations("yes").items() if k in ("rapidutils", "gnu-9.1", "gnu-9.12")}
+    tiny = os.path.join(BENCH_DIR, "tiny")
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    with open(tiny, "w") as f:
+        f.write("hello\n")
     multi = os.path.join(RELEASE, "rapidutils")
     cases = {
-        "yes --version > /dev/null": (False, lambda argv: " ".join(argv) + " --version"),
-        "yes \\| head -n1": (True, lambda argv: " ".join(argv) + " | head -n1"),
+        "yes --version > /dev/null": ("yes", False, lambda argv: " ".join(argv) + " --version"),
+        "yes \\| head -n1": ("yes", True, lambda argv: " ".join(argv) + " | head -n1"),
+        "cat tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " " + tiny),
+        "cat -n tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " -n " + tiny),
     }
     results = {}
     runs = 50 if args.quick else 200
-    for case, (shell, make) in cases.items():
+    for case, (tool, shell, make) in cases.items():
+        impls = {k: v for k, v in implementations(tool).items() if k in ("rapidutils", "gnu-9.1", "gnu-9.12")}
         names = list(impls) + ["rapidutils (multi-call)"]
-        argvs = list(impls.values()) + [[multi, "yes"]]
+        argvs = list(impls.values()) + [[multi, tool]]
         per = {n: [] for n in names}
         for _ in range(1 if args.quick else 3):
             means = hyperfine_mean([make(a) for a in argvs], runs, shell)
@@ -184,7 +293,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="fewer bytes and runs (a smoke test)")
     parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
-    parser.add_argument("--suite", action="append", choices=["yes", "startup"])
+    parser.add_argument("--suite", action="append", choices=["yes", "cat", "startup"])
     args = parser.parse_args()
     # Always rebuild with default features: a `--features portable` build may be in target/.
     subprocess.run(["cargo", "build", "-q", "--release", "--bins", "--example", "pipe_reader"], cwd=ROOT, check=True)
@@ -193,8 +302,8 @@ def main():
           f"inputs and binaries cached in memory; pipe-max-size "
           f"{open('/proc/sys/fs/pipe-max-size').read().strip()}")
     print("implementations:", ", ".join(f"{n} ({' '.join(a)})" for n, a in implementations("yes").items()))
-    for suite in args.suite or ["yes", "startup"]:
-        {"yes": suite_yes, "startup": suite_startup}[suite](args)
+    for suite in args.suite or ["yes", "cat", "startup"]:
+        {"yes": suite_yes, "cat": suite_cat, "startup": suite_startup}[suite](args)
 
 
 if __name__ == "__main__":

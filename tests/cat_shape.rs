@@ -76,16 +76,19 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
     let dir = TempDir::new("cat-shape-src");
     let data = noise(16 << 20, 21);
     let src = dir.file("big", &data);
-    let cases: [(&str, bool, &str); 4] = [
-        ("pipe", false, "splice("),
-        ("file", false, "copy_file_range("),
-        ("null", false, "sendfile("),
-        ("file", true, "splice("),
+    let small = dir.file("small", &data[..40_000]);
+    let cases: [(&str, bool, &str, &std::path::Path); 5] = [
+        ("pipe", false, "splice(", &src),
+        ("file", false, "copy_file_range(", &src),
+        ("null", false, "splice(", &src),
+        ("null", false, "sendfile(", &small),
+        ("file", true, "splice(", &src),
     ];
-    for (redirect, from_pipe, call) in cases {
+    for (redirect, from_pipe, call, src) in cases {
+        let data = std::fs::read(src).unwrap();
         let stdin = from_pipe.then_some(&data[..]);
         let (trace, bytes, outcome) =
-            traced(&src, redirect, &["-e", "trace=openat,read,write,splice,copy_file_range,sendfile"], stdin);
+            traced(src, redirect, &["-e", "trace=openat,read,write,splice,copy_file_range,sendfile"], stdin);
         assert!(outcome.stderr.is_empty(), "{}", outcome.stderr_text());
         if redirect != "null" {
             assert!(bytes == data, "{redirect} from_pipe={from_pipe}: bytes differ");
@@ -107,13 +110,17 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
 fn injected_failures_of_zero_copy_calls_lose_nothing() {
     let dir = TempDir::new("cat-inject-src");
     let data = noise(12 << 20, 33);
-    let src = dir.file("big", &data);
-    for (redirect, from_pipe, call) in [
-        ("pipe", false, "splice"),
-        ("file", false, "copy_file_range"),
-        ("null", false, "sendfile"),
-        ("file", true, "splice"),
+    let big = dir.file("big", &data);
+    let small = dir.file("small", &data[..40_000]);
+    // Small files go to /dev/null by sendfile, large ones through a relay pipe (splice).
+    for (redirect, from_pipe, call, src) in [
+        ("pipe", false, "splice", &big),
+        ("file", false, "copy_file_range", &big),
+        ("null", false, "splice", &big),
+        ("null", false, "sendfile", &small),
+        ("file", true, "splice", &big),
     ] {
+        let data = std::fs::read(src).unwrap();
         for errno in ["EINVAL", "ENOSYS", "EXDEV", "EOPNOTSUPP", "EIO"] {
             // A real error at the first call, and at the second (after data moved: the whole
             // file for copy_file_range and sendfile, one pipe's worth for splice).
@@ -122,8 +129,11 @@ fn injected_failures_of_zero_copy_calls_lose_nothing() {
                 let inject = format!("inject={call}:error={errno}:when={when}");
                 let stdin = from_pipe.then_some(&data[..]);
                 let (_, bytes, outcome) =
-                    traced(&src, redirect, &["-e", &format!("trace={call}"), "-e", &inject], stdin);
-                if errno != "EIO" || !ZERO_COPY {
+                    traced(src, redirect, &["-e", &format!("trace={call}"), "-e", &inject], stdin);
+                // Through the relay pipe, call 2 moves data out of the pipe: any failure there
+                // falls back to write(), as GNU 9.12 does for its own pipe-to-output splice.
+                let relay_out = redirect == "null" && call == "splice" && *when == "2";
+                if errno != "EIO" || !ZERO_COPY || relay_out {
                     // "Not supported" at any point: read/write goes on from where the data stands.
                     // (The portable build makes none of these calls, so nothing fails there.)
                     assert!(outcome.stderr.is_empty(), "{inject} {redirect}: {}", outcome.stderr_text());

@@ -75,6 +75,53 @@ impl LineCounter {
     }
 }
 
+/// Output space written by index: initialised once, so no per-byte capacity checks or
+/// zero-filling happen in the hot loops. `feed` needs room for the worst case of its input
+/// (see [`OutBuf::room_for`]); the caller writes the contents out and clears it between chunks.
+pub struct OutBuf {
+    data: Vec<u8>,
+    len: usize,
+}
+
+/// The most one input byte can become: a LF with a widest line number and `$` (19 + 2 bytes),
+/// or `M-^X` (4 bytes), plus the `^M` of a CR held back from the previous chunk.
+const WORST_EXPANSION: usize = 21;
+
+impl OutBuf {
+    /// Room for `pending` bytes already formatted plus the worst case of `chunk` input bytes.
+    pub fn room_for(pending: usize, chunk: usize) -> OutBuf {
+        OutBuf { data: vec![0; pending + chunk * WORST_EXPANSION + 2], len: 0 }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.data[..self.len]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.data[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        self.data[self.len] = byte;
+        self.len += 1;
+    }
+}
+
 /// The state that carries across chunks and files.
 pub struct Formatter {
     opts: Options,
@@ -86,15 +133,16 @@ pub struct Formatter {
     counter: LineCounter,
 }
 
-/// How one byte prints under -v: up to four bytes (`M-^X`).
+/// How one byte prints under -v: up to four bytes (`M-^X`), always stored as four.
 #[derive(Clone, Copy)]
 struct Shown {
     bytes: [u8; 4],
     len: u8,
 }
 
-/// The -v notation of every byte (TAB and LF are handled by the caller).
-const fn notation() -> [Shown; 256] {
+/// The -v notation of every byte (LF is handled by the caller); TAB as `^I` if `show_tabs`,
+/// else as itself.
+const fn notation(show_tabs: bool) -> [Shown; 256] {
     let mut table = [Shown { bytes: [0; 4], len: 0 }; 256];
     let mut b = 0;
     while b < 256 {
@@ -122,10 +170,30 @@ const fn notation() -> [Shown; 256] {
         table[b] = Shown { bytes: out, len: len as u8 };
         b += 1;
     }
+    if !show_tabs {
+        table[b'\t' as usize] = Shown { bytes: [b'\t', 0, 0, 0], len: 1 };
+    }
     table
 }
 
-static NOTATION: [Shown; 256] = notation();
+static NOTATION_TABS_SHOWN: [Shown; 256] = notation(true);
+static NOTATION_TABS_KEPT: [Shown; 256] = notation(false);
+
+/// The same tables with LF as itself or as `$` LF (-E): with -v and no line numbers or
+/// squeezing, formatting is a plain byte-to-bytes mapping of the whole chunk.
+const fn with_newline(mut table: [Shown; 256], show_ends: bool) -> [Shown; 256] {
+    table[b'\n' as usize] = if show_ends {
+        Shown { bytes: [b'$', b'\n', 0, 0], len: 2 }
+    } else {
+        Shown { bytes: [b'\n', 0, 0, 0], len: 1 }
+    };
+    table
+}
+
+static MAP_TABS_SHOWN_ENDS_SHOWN: [Shown; 256] = with_newline(notation(true), true);
+static MAP_TABS_SHOWN: [Shown; 256] = with_newline(notation(true), false);
+static MAP_ENDS_SHOWN: [Shown; 256] = with_newline(notation(false), true);
+static MAP_PLAIN: [Shown; 256] = with_newline(notation(false), false);
 
 /// Does any byte of the word need -v notation (below 0x20, 0x7f, or above)?
 #[inline]
@@ -142,12 +210,28 @@ impl Formatter {
         Formatter { opts, newlines: 0, pending_cr: false, counter: LineCounter::default() }
     }
 
-    /// Formats `input` (any chunk of a file) onto the end of `out`.
-    pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
+    /// Formats `input` (any chunk of a file) onto the end of `out`, which must have room for
+    /// it (`OutBuf::room_for`).
+    pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
+        assert!(out.data.len() - out.len >= input.len() * WORST_EXPANSION + 2, "OutBuf too small");
+        if self.opts.show_nonprinting && !self.opts.number && !self.opts.squeeze_blank {
+            let table = match (self.opts.show_tabs, self.opts.show_ends) {
+                (true, true) => &MAP_TABS_SHOWN_ENDS_SHOWN,
+                (true, false) => &MAP_TABS_SHOWN,
+                (false, true) => &MAP_ENDS_SHOWN,
+                (false, false) => &MAP_PLAIN,
+            };
+            show_nonprinting(input, table, out);
+            // Only the line state matters later (for nothing, with these options), but keep it right.
+            if let Some(&last) = input.last() {
+                self.newlines = if last == b'\n' { 0 } else { -1 };
+            }
+            return;
+        }
         let mut i = 0;
         if self.pending_cr && !input.is_empty() {
             self.pending_cr = false;
-            out.extend_from_slice(if input[0] == b'\n' { b"^M" } else { b"\r" });
+            out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
         }
         while i < input.len() {
             if input[i] == b'\n' {
@@ -156,7 +240,7 @@ impl Formatter {
                 continue;
             }
             if self.newlines >= 0 && self.opts.number {
-                out.extend_from_slice(self.counter.advance());
+                out.put(self.counter.advance());
             }
             self.newlines = -1;
             let end = memchr(b'\n', &input[i..]).map_or(input.len(), |p| i + p);
@@ -166,14 +250,15 @@ impl Formatter {
     }
 
     /// Ends the output of the last file: a CR held back in case a LF followed prints as is.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    pub fn finish(&mut self, out: &mut OutBuf) {
         if self.pending_cr {
             self.pending_cr = false;
             out.push(b'\r');
         }
     }
 
-    fn newline(&mut self, out: &mut Vec<u8>) {
+    #[inline]
+    fn newline(&mut self, out: &mut OutBuf) {
         self.newlines += 1;
         if self.newlines > 0 {
             if self.newlines >= 2 {
@@ -183,20 +268,22 @@ impl Formatter {
                 }
             }
             if self.opts.number && !self.opts.number_nonblank {
-                out.extend_from_slice(self.counter.advance());
+                out.put(self.counter.advance());
             }
         }
         if self.opts.show_ends {
-            out.extend_from_slice(b"$\n");
+            out.put(b"$\n");
         } else {
             out.push(b'\n');
         }
     }
 
     /// A run of line content (no LF); `ends_line` when a LF follows it in this chunk.
-    fn line_body(&mut self, body: &[u8], ends_line: bool, out: &mut Vec<u8>) {
+    #[inline]
+    fn line_body(&mut self, body: &[u8], ends_line: bool, out: &mut OutBuf) {
         if self.opts.show_nonprinting {
-            self.show_nonprinting(body, out);
+            let table = if self.opts.show_tabs { &NOTATION_TABS_SHOWN } else { &NOTATION_TABS_KEPT };
+            show_nonprinting(body, table, out);
             return;
         }
         // GNU 9.12: with -E, CR LF shows as ^M$ (also when the LF comes in a later read).
@@ -207,53 +294,55 @@ impl Formatter {
         if self.opts.show_tabs {
             let mut rest = body;
             while let Some(p) = memchr(b'\t', rest) {
-                out.extend_from_slice(&rest[..p]);
-                out.extend_from_slice(b"^I");
+                out.put(&rest[..p]);
+                out.put(b"^I");
                 rest = &rest[p + 1..];
             }
-            out.extend_from_slice(rest);
+            out.put(rest);
         } else {
-            out.extend_from_slice(body);
+            out.put(body);
         }
         if cr {
             if ends_line {
-                out.extend_from_slice(b"^M");
+                out.put(b"^M");
             } else {
                 self.pending_cr = true;
             }
         }
     }
+}
 
-    /// -v: `^X`, `^?`, `M-x` notation; TAB as is unless -T.
-    fn show_nonprinting(&self, body: &[u8], out: &mut Vec<u8>) {
-        out.reserve(body.len() * 4);
-        let mut start = 0;
-        let mut i = 0;
-        while i < body.len() {
-            if i + 8 <= body.len() {
-                let word = u64::from_le_bytes(body[i..i + 8].try_into().unwrap());
-                if !word_has_special(word) {
-                    i += 8;
-                    continue;
-                }
-            }
-            let b = body[i];
-            if (32..127).contains(&b) {
-                i += 1;
-                continue;
-            }
-            out.extend_from_slice(&body[start..i]);
-            if b == b'\t' && !self.opts.show_tabs {
-                out.push(b'\t');
-            } else {
-                let shown = &NOTATION[b as usize];
-                out.extend_from_slice(&shown.bytes[..shown.len as usize]);
-            }
-            i += 1;
-            start = i;
+/// -v: runs of eight bytes that need no notation are copied as a word; other bytes go through
+/// the table, each written as four bytes of which `len` count.
+fn show_nonprinting(body: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+    let dst = &mut out.data[out.len..];
+    let mut pos = 0;
+    let mut words = body.chunks_exact(8);
+    for word in &mut words {
+        let bytes: [u8; 8] = word.try_into().unwrap();
+        if !word_has_special(u64::from_le_bytes(bytes)) {
+            dst[pos..pos + 8].copy_from_slice(&bytes);
+            pos += 8;
+            continue;
         }
-        out.extend_from_slice(&body[start..]);
+        // Expand the word in a local buffer, then copy it out in one piece (one bounds check
+        // on the output instead of eight). 8 bytes become at most 32.
+        let mut expanded = [0u8; 36];
+        let mut len = 0;
+        for &b in &bytes {
+            let shown = table[b as usize];
+            expanded[len..len + 4].copy_from_slice(&shown.bytes);
+            len += shown.len as usize;
+        }
+        dst[pos..pos + 32].copy_from_slice(&expanded[..32]);
+        pos += len;
     }
+    for &b in words.remainder() {
+        let shown = table[b as usize];
+        dst[pos..pos + 4].copy_from_slice(&shown.bytes);
+        pos += shown.len as usize;
+    }
+    out.len += pos;
 }
 
 #[cfg(test)]
@@ -299,7 +388,7 @@ mod tests {
                     if b == b'\t' && !opts.show_tabs {
                         out.push(b'\t');
                     } else {
-                        let s = &NOTATION[b as usize];
+                        let s = &NOTATION_TABS_SHOWN[b as usize];
                         out.extend_from_slice(&s.bytes[..s.len as usize]);
                     }
                 } else if b == b'\t' && opts.show_tabs {
@@ -336,12 +425,16 @@ mod tests {
 
     fn run(opts: Options, chunks: &[&[u8]]) -> Vec<u8> {
         let mut f = Formatter::new(opts);
-        let mut out = Vec::new();
+        let mut all = Vec::new();
         for c in chunks {
+            let mut out = OutBuf::room_for(0, c.len());
             f.feed(c, &mut out);
+            all.extend_from_slice(out.as_slice());
         }
+        let mut out = OutBuf::room_for(0, 0);
         f.finish(&mut out);
-        out
+        all.extend_from_slice(out.as_slice());
+        all
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::common::getopt::{self, Getopt, Ordering};
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
-use format::{Formatter, Options};
+use format::{Formatter, Options, OutBuf};
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -73,7 +73,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         copier: Copier::new(),
         formatter: opts.any().then(|| Formatter::new(opts)),
         in_buf: Vec::new(),
-        out_buf: Vec::new(),
+        out_buf: OutBuf::room_for(0, 0),
         ok: true,
         read_stdin: false,
     };
@@ -98,7 +98,7 @@ struct Cat {
     copier: Copier,
     formatter: Option<Formatter>,
     in_buf: Vec<u8>,
-    out_buf: Vec<u8>,
+    out_buf: OutBuf,
     /// No input failed so far.
     ok: bool,
     /// An operand was `-`: GNU closes stdin at the end and reports a failure.
@@ -210,7 +210,7 @@ impl Cat {
     fn format(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
         if self.in_buf.is_empty() {
             self.in_buf = vec![0; copy::BUFFER_SIZE];
-            self.out_buf = Vec::with_capacity(OUTPUT_FLUSH * 2);
+            self.out_buf = OutBuf::room_for(OUTPUT_FLUSH, copy::BUFFER_SIZE);
         }
         let may_block = info.kind != FileKind::Regular;
         if !may_block {
@@ -239,7 +239,7 @@ impl Cat {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        let result = sink::write_all(platform::STDOUT, &self.out_buf);
+        let result = sink::write_all(platform::STDOUT, self.out_buf.as_slice());
         self.out_buf.clear();
         result
     }

@@ -3,6 +3,7 @@
 //! change are copied in bulk, and the state (line number, blank-line run, a pending CR) carries
 //! over from chunk to chunk and from file to file exactly as in GNU's `cat`.
 
+use crate::platform;
 use memchr::memchr;
 
 /// Which formatting options are on.
@@ -32,7 +33,8 @@ impl Options {
 /// and followed by a TAB; it widens past 999999 and, past 18 digits, shows `>` in front, as
 /// GNU's `next_line_num` does.
 pub struct LineCounter {
-    buf: [u8; 19],
+    /// 17 digit positions, a TAB, and padding so that eight bytes can always be copied.
+    buf: [u8; 27],
     print_start: usize,
     digit_start: usize,
 }
@@ -41,7 +43,7 @@ const COUNTER_DIGIT_END: usize = 17;
 
 impl Default for LineCounter {
     fn default() -> Self {
-        let mut buf = [b' '; 19];
+        let mut buf = [b' '; 27];
         buf[COUNTER_DIGIT_END] = b'0';
         buf[18] = b'\t';
         LineCounter { buf, print_start: 12, digit_start: COUNTER_DIGIT_END }
@@ -56,7 +58,7 @@ impl LineCounter {
             let digit = self.buf[pos];
             self.buf[pos] = digit.wrapping_add(1);
             if digit < b'9' {
-                return &self.buf[self.print_start..];
+                return &self.buf[self.print_start..19];
             }
             self.buf[pos] = b'0';
             if pos == self.digit_start {
@@ -71,7 +73,14 @@ impl LineCounter {
             self.buf[0] = b'>';
         }
         self.print_start = self.print_start.min(self.digit_start);
-        &self.buf[self.print_start..]
+        &self.buf[self.print_start..19]
+    }
+
+    /// Advances, and appends the number to `out` with one fixed-size copy when it is short.
+    #[inline(always)]
+    fn put_next(&mut self, out: &mut OutBuf) {
+        let len = self.advance().len();
+        out.put_from::<8>(&self.buf, self.print_start, len);
     }
 }
 
@@ -83,6 +92,10 @@ pub struct OutBuf {
     len: usize,
 }
 
+/// Short runs are copied as whole blocks of this size (one inlined copy instead of a call to
+/// memmove per line); the bytes past the run's end are overwritten by what follows.
+const OVERCOPY: usize = 64;
+
 /// The most one input byte can become: a LF with a widest line number and `$` (19 + 2 bytes),
 /// or `M-^X` (4 bytes), plus the `^M` of a CR held back from the previous chunk.
 const WORST_EXPANSION: usize = 21;
@@ -90,7 +103,7 @@ const WORST_EXPANSION: usize = 21;
 impl OutBuf {
     /// Room for `pending` bytes already formatted plus the worst case of `chunk` input bytes.
     pub fn room_for(pending: usize, chunk: usize) -> OutBuf {
-        OutBuf { data: vec![0; pending + chunk * WORST_EXPANSION + 2], len: 0 }
+        OutBuf { data: vec![0; pending + chunk * WORST_EXPANSION + 2 + OVERCOPY], len: 0 }
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -109,13 +122,41 @@ impl OutBuf {
         self.len = 0;
     }
 
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
         self.data[self.len..self.len + bytes.len()].copy_from_slice(bytes);
         self.len += bytes.len();
     }
 
-    #[inline]
+    /// Appends `src[at..at + len]`, copying a whole `N`-byte block when both sides have room.
+    #[inline(always)]
+    fn put_from<const N: usize>(&mut self, src: &[u8], at: usize, len: usize) {
+        if len <= N && at + N <= src.len() && self.len + N <= self.data.len() {
+            self.data[self.len..self.len + N].copy_from_slice(&src[at..at + N]);
+            self.len += len;
+        } else {
+            self.put(&src[at..at + len]);
+        }
+    }
+
+    /// Appends `src[at..at + len]` for runs of any length, short ones by small fixed copies.
+    #[inline(always)]
+    fn put_run(&mut self, src: &[u8], at: usize, len: usize) {
+        if len <= 16 {
+            self.put_from::<16>(src, at, len);
+        } else {
+            self.put_from::<OVERCOPY>(src, at, len);
+        }
+    }
+
+    /// Appends a byte's -v notation (always four bytes written, `len` of them kept).
+    #[inline(always)]
+    fn put_shown(&mut self, shown: Shown) {
+        self.data[self.len..self.len + 4].copy_from_slice(&shown.bytes);
+        self.len += shown.len as usize;
+    }
+
+    #[inline(always)]
     fn push(&mut self, byte: u8) {
         self.data[self.len] = byte;
         self.len += 1;
@@ -190,20 +231,10 @@ const fn with_newline(mut table: [Shown; 256], show_ends: bool) -> [Shown; 256] 
     table
 }
 
-static MAP_TABS_SHOWN_ENDS_SHOWN: [Shown; 256] = with_newline(notation(true), true);
-static MAP_TABS_SHOWN: [Shown; 256] = with_newline(notation(true), false);
-static MAP_ENDS_SHOWN: [Shown; 256] = with_newline(notation(false), true);
+static MAP_TABS_ENDS: [Shown; 256] = with_newline(notation(true), true);
+static MAP_TABS: [Shown; 256] = with_newline(notation(true), false);
+static MAP_ENDS: [Shown; 256] = with_newline(notation(false), true);
 static MAP_PLAIN: [Shown; 256] = with_newline(notation(false), false);
-
-/// Does any byte of the word need -v notation (below 0x20, 0x7f, or above)?
-#[inline]
-fn word_has_special(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-    let del = (word ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(word ^ (ONES * 0x7f));
-    (below_space | del | word) & HIGHS != 0
-}
 
 impl Formatter {
     pub fn new(opts: Options) -> Formatter {
@@ -215,38 +246,124 @@ impl Formatter {
     pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
         assert!(out.data.len() - out.len >= input.len() * WORST_EXPANSION + 2, "OutBuf too small");
         if self.opts.show_nonprinting && !self.opts.number && !self.opts.squeeze_blank {
+            // No line state is needed: a byte-to-bytes mapping (the common -A, -v, -e, -t).
             let table = match (self.opts.show_tabs, self.opts.show_ends) {
-                (true, true) => &MAP_TABS_SHOWN_ENDS_SHOWN,
-                (true, false) => &MAP_TABS_SHOWN,
-                (false, true) => &MAP_ENDS_SHOWN,
+                (true, true) => &MAP_TABS_ENDS,
+                (true, false) => &MAP_TABS,
+                (false, true) => &MAP_ENDS,
                 (false, false) => &MAP_PLAIN,
             };
-            show_nonprinting(input, table, out);
-            // Only the line state matters later (for nothing, with these options), but keep it right.
-            if let Some(&last) = input.last() {
-                self.newlines = if last == b'\n' { 0 } else { -1 };
-            }
+            map_bytes(input, table, out);
             return;
         }
-        let mut i = 0;
+        if self.opts.show_nonprinting {
+            self.feed_nonprinting(input, out);
+            return;
+        }
         if self.pending_cr && !input.is_empty() {
             self.pending_cr = false;
             out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
         }
-        while i < input.len() {
-            if input[i] == b'\n' {
+        // Line ends come from a bit mask per 64-byte block (compiled to SIMD compares), which
+        // costs far less per line than a memchr call for each of many short lines.
+        let mut start = 0;
+        let mut blocks = input.chunks_exact(64);
+        let mut base = 0;
+        for block in &mut blocks {
+            let mut mask = platform::simd::eq_mask64(block.try_into().unwrap(), b'\n');
+            while mask != 0 {
+                let end = base + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                if end > start {
+                    self.content(input, start, end, true, out);
+                }
                 self.newline(out);
-                i += 1;
-                continue;
+                start = end + 1;
             }
-            if self.newlines >= 0 && self.opts.number {
-                out.put(self.counter.advance());
+            base += 64;
+        }
+        for end in memchr::memchr_iter(b'\n', blocks.remainder()).map(|p| base + p) {
+            if end > start {
+                self.content(input, start, end, true, out);
+            }
+            self.newline(out);
+            start = end + 1;
+        }
+        if start < input.len() {
+            self.content(input, start, input.len(), false, out);
+        }
+    }
+
+    /// -v (with any other options): one pass over the chunk in 64-byte blocks. A block's mask
+    /// of bytes that need notation (LF among them) splits it into runs copied as they are and
+    /// single bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table
+    /// (written as four bytes of which `len` count). The short last block is padded with spaces,
+    /// which need no notation, in a local copy with room for the over-long copies of `put_from`.
+    fn feed_nonprinting(&mut self, input: &[u8], out: &mut OutBuf) {
+        let full = input.len() / 64 * 64;
+        for base in (0..full).step_by(64) {
+            self.nonprinting_block(input, base, 64, out);
+        }
+        if full < input.len() {
+            let rest = &input[full..];
+            let mut padded = [b' '; 128];
+            padded[..rest.len()].copy_from_slice(rest);
+            self.nonprinting_block(&padded, 0, rest.len(), out);
+        }
+    }
+
+    /// Bytes `src[base..base + len]` (within one 64-byte block) under -v.
+    #[inline(always)]
+    fn nonprinting_block(&mut self, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
+        let table = if self.opts.show_tabs { &NOTATION_TABS_SHOWN } else { &NOTATION_TABS_KEPT };
+        let mut mask = platform::simd::control_or_high_mask64(src[base..base + 64].try_into().unwrap());
+        if len < 64 {
+            mask &= (1u64 << len) - 1;
+        }
+        let mut done = base;
+        while mask != 0 {
+            let at = base + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if at > done {
+                self.start_content(out);
+                out.put_run(src, done, at - done);
+            }
+            if src[at] == b'\n' {
+                self.newline(out);
+            } else {
+                self.start_content(out);
+                out.put_shown(table[src[at] as usize]);
+            }
+            done = at + 1;
+        }
+        if base + len > done {
+            self.start_content(out);
+            out.put_run(src, done, base + len - done);
+        }
+    }
+
+    /// Before content: a line that starts here gets its number.
+    #[inline(always)]
+    fn start_content(&mut self, out: &mut OutBuf) {
+        if self.newlines >= 0 {
+            if self.opts.number {
+                self.counter.put_next(out);
             }
             self.newlines = -1;
-            let end = memchr(b'\n', &input[i..]).map_or(input.len(), |p| i + p);
-            self.line_body(&input[i..end], end < input.len(), out);
-            i = end;
         }
+    }
+
+    /// Line content `input[start..end]` (no LF), numbered if it starts a line.
+    #[inline]
+    fn content(&mut self, input: &[u8], start: usize, end: usize, ends_line: bool, out: &mut OutBuf) {
+        self.start_content(out);
+        let needs_work = self.opts.show_tabs || (self.opts.show_ends && input[end - 1] == b'\r');
+        if !needs_work {
+            // The common case: the run as it is.
+            out.put_from::<OVERCOPY>(input, start, end - start);
+            return;
+        }
+        self.line_body(&input[start..end], ends_line, out);
     }
 
     /// Ends the output of the last file: a CR held back in case a LF followed prints as is.
@@ -257,7 +374,7 @@ impl Formatter {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn newline(&mut self, out: &mut OutBuf) {
         self.newlines += 1;
         if self.newlines > 0 {
@@ -281,11 +398,6 @@ impl Formatter {
     /// A run of line content (no LF); `ends_line` when a LF follows it in this chunk.
     #[inline]
     fn line_body(&mut self, body: &[u8], ends_line: bool, out: &mut OutBuf) {
-        if self.opts.show_nonprinting {
-            let table = if self.opts.show_tabs { &NOTATION_TABS_SHOWN } else { &NOTATION_TABS_KEPT };
-            show_nonprinting(body, table, out);
-            return;
-        }
         // GNU 9.12: with -E, CR LF shows as ^M$ (also when the LF comes in a later read).
         let (body, cr) = match body.split_last() {
             Some((b'\r', rest)) if self.opts.show_ends => (rest, true),
@@ -312,37 +424,25 @@ impl Formatter {
     }
 }
 
-/// -v: runs of eight bytes that need no notation are copied as a word; other bytes go through
-/// the table, each written as four bytes of which `len` count.
-fn show_nonprinting(body: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
-    let dst = &mut out.data[out.len..];
-    let mut pos = 0;
-    let mut words = body.chunks_exact(8);
-    for word in &mut words {
-        let bytes: [u8; 8] = word.try_into().unwrap();
-        if !word_has_special(u64::from_le_bytes(bytes)) {
-            dst[pos..pos + 8].copy_from_slice(&bytes);
-            pos += 8;
-            continue;
+/// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
+/// notation splits it into runs copied as they are and single bytes from the table.
+fn map_bytes(input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+    let full = input.len() / 64 * 64;
+    let mut done = 0;
+    for base in (0..full).step_by(64) {
+        let mut mask = platform::simd::control_or_high_mask64(input[base..base + 64].try_into().unwrap());
+        while mask != 0 {
+            let at = base + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            out.put_run(input, done, at - done);
+            out.put_shown(table[input[at] as usize]);
+            done = at + 1;
         }
-        // Expand the word in a local buffer, then copy it out in one piece (one bounds check
-        // on the output instead of eight). 8 bytes become at most 32.
-        let mut expanded = [0u8; 36];
-        let mut len = 0;
-        for &b in &bytes {
-            let shown = table[b as usize];
-            expanded[len..len + 4].copy_from_slice(&shown.bytes);
-            len += shown.len as usize;
-        }
-        dst[pos..pos + 32].copy_from_slice(&expanded[..32]);
-        pos += len;
     }
-    for &b in words.remainder() {
-        let shown = table[b as usize];
-        dst[pos..pos + 4].copy_from_slice(&shown.bytes);
-        pos += shown.len as usize;
+    out.put(&input[done..full]);
+    for &b in &input[full..] {
+        out.put_shown(table[b as usize]);
     }
-    out.len += pos;
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod buffer;
 pub mod cpu;
 mod locale;
 mod pipe;
+pub mod simd;
 
 pub use buffer::PageBuffer;
 pub use locale::{Charset, MbDecoder, MbStep, charset, is_printable_byte, is_printable_wide};

@@ -77,11 +77,20 @@ impl Default for Copier {
 
 impl Copier {
     pub fn new() -> Copier {
-        Copier { buf: Vec::new(), no_zero_copy: !platform::ZERO_COPY, pipe_grown: false, relay: None }
+        Copier {
+            buf: Vec::new(),
+            no_zero_copy: !(platform::ZERO_COPY || platform::COPY_FILE_RANGE),
+            pipe_grown: false,
+            relay: None,
+        }
     }
 
     pub fn copy(&mut self, input: Fd, in_info: &FileInfo, output: Fd, out_info: &FileInfo) -> Result<(), CopyError> {
         let mut method = if self.no_zero_copy { Method::ReadWrite } else { method(in_info.kind, out_info.kind) };
+        if !platform::ZERO_COPY && method != Method::CopyFileRange {
+            // FreeBSD: copy_file_range without the splice family.
+            method = Method::ReadWrite;
+        }
         if method == Method::Relay && (in_info.size <= SMALL_FILE || self.relay_pipe().is_none()) {
             method = Method::Sendfile;
         }

@@ -15,7 +15,9 @@ pub mod simd;
 
 pub use buffer::PageBuffer;
 pub use locale::{Charset, MbDecoder, MbStep, charset, is_printable_byte, is_printable_wide};
-pub use pipe::{ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice};
+pub use pipe::{
+    COPY_FILE_RANGE, ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice,
+};
 
 use std::ffi::{CStr, OsString, c_char, c_int};
 use std::io;

@@ -45,13 +45,6 @@ mod imp {
         if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
     }
 
-    pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
-        // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
-        check(unsafe {
-            libc::copy_file_range(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, 0) as isize
-        })
-    }
-
     pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: a null offset means "use and advance the input's file offset".
         check(unsafe { libc::sendfile(fd_out, fd_in, std::ptr::null_mut(), len) })
@@ -88,9 +81,6 @@ mod imp {
     pub fn pipe_max_size() -> Option<usize> {
         None
     }
-    pub fn copy_file_range(_fd_in: Fd, _fd_out: Fd, _len: usize) -> io::Result<usize> {
-        Err(unsupported())
-    }
     pub fn sendfile(_fd_out: Fd, _fd_in: Fd, _len: usize) -> io::Result<usize> {
         Err(unsupported())
     }
@@ -118,11 +108,23 @@ pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
     imp::set_pipe_size(fd, size)
 }
 
-/// Copies up to `len` bytes between two regular files in the kernel, at their file offsets.
-/// Returns 0 at the input's end, and also on some pseudo-files before it (the caller then reads).
+/// Copies up to `len` bytes between two regular files in the kernel, at their file offsets
+/// (Linux and FreeBSD; `ENOSYS` elsewhere and with the `portable` feature). Returns 0 at the
+/// input's end, and also on some pseudo-files before it (the caller then reads).
+#[cfg(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable")))]
 pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
-    imp::copy_file_range(fd_in, fd_out, len)
+    // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
+    let ret = unsafe { libc::copy_file_range(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, 0) };
+    if ret < 0 { Err(io::Error::last_os_error()) } else { Ok(ret as usize) }
 }
+
+#[cfg(not(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable"))))]
+pub fn copy_file_range(_fd_in: Fd, _fd_out: Fd, _len: usize) -> io::Result<usize> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
+/// Whether `copy_file_range` exists in this build.
+pub const COPY_FILE_RANGE: bool = cfg!(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable")));
 
 /// Sends up to `len` bytes from the regular file `fd_in` (at its offset) to `fd_out`.
 pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {

@@ -19,6 +19,8 @@ pub enum Charset {
 unsafe extern "C" {
     fn mbrtowc(pwc: *mut libc::wchar_t, s: *const c_char, n: usize, ps: *mut c_void) -> usize;
     fn iswprint(wc: u32) -> c_int;
+    fn iswspace(wc: u32) -> c_int;
+    fn wcwidth(wc: libc::wchar_t) -> c_int;
     #[cfg(target_os = "linux")]
     fn __ctype_get_mb_cur_max() -> usize;
     #[cfg(any(target_os = "macos", target_os = "freebsd", target_os = "dragonfly"))]
@@ -79,6 +81,31 @@ pub fn is_printable_wide(wc: u32) -> bool {
     charset();
     // SAFETY: iswprint accepts any wint_t value.
     unsafe { iswprint(wc) != 0 }
+}
+
+/// `iswspace` of one decoded character in the current locale.
+pub fn is_space_wide(wc: u32) -> bool {
+    charset();
+    // SAFETY: iswspace accepts any wint_t value.
+    unsafe { iswspace(wc) != 0 }
+}
+
+/// `wcwidth` of one decoded character (-1 for unprintable ones).
+pub fn char_width(wc: u32) -> i32 {
+    charset();
+    // SAFETY: wcwidth accepts any wchar_t value.
+    unsafe { wcwidth(wc as libc::wchar_t) }
+}
+
+/// (`isspace`, `isprint`) of a byte, or (`iswspace`, `iswprint`) of it as a character when
+/// `wide` (ASCII in a multibyte locale).
+pub fn ctype(byte: u8, wide: bool) -> (bool, bool) {
+    charset();
+    if wide {
+        return (is_space_wide(u32::from(byte)), is_printable_wide(u32::from(byte)));
+    }
+    // SAFETY: isspace and isprint accept any unsigned char value.
+    unsafe { (libc::isspace(c_int::from(byte)) != 0, libc::isprint(c_int::from(byte)) != 0) }
 }
 
 /// One step of `mbrtowc`.

@@ -15,11 +15,48 @@ pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
     imp::control_or_high_mask64(block)
 }
 
+/// Bit i of the result is set when `block[i]` is ASCII white space (TAB, LF, VT, FF, CR, SPACE),
+/// or 0xA0 when `with_a0`.
+#[inline]
+pub fn ascii_space_mask64(block: &[u8; 64], with_a0: bool) -> u64 {
+    let mut mask = eq_mask64(block, b' ');
+    for byte in 9..=13 {
+        mask |= eq_mask64(block, byte);
+    }
+    if with_a0 {
+        mask |= eq_mask64(block, 0xa0);
+    }
+    mask
+}
+
+/// Bit i of the result is set when `block[i]` is 0x80 or above (not ASCII).
+#[inline]
+pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
+    imp::high_bit_mask64(block)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
+
+    #[inline]
+    pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { high_bit_mask64_sse2(block) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn high_bit_mask64_sse2(block: &[u8; 64]) -> u64 {
+        let mut mask = 0u64;
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 readable bytes and _mm_loadu_si128 has no alignment requirement.
+            let v = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            mask |= (_mm_movemask_epi8(v) as u32 as u64) << (16 * k);
+        }
+        mask
+    }
 
     #[inline]
     pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
@@ -64,6 +101,11 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
+    #[inline]
+    pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
+        block.iter().enumerate().fold(0, |mask, (i, &b)| mask | (u64::from(b >> 7) << i))
+    }
+
     #[inline]
     pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
         let mut mask = 0u64;

@@ -7,7 +7,7 @@ PROG_PREFIX ?=
 # links: one multi-call binary plus symlinks to it; separate: one binary per tool.
 INSTALL_MODE ?= links
 CARGO       ?= cargo
-TOOLS       := cat yes
+TOOLS       := cat wc yes
 RELEASE     := target/release
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)

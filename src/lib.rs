@@ -7,6 +7,7 @@
 pub mod cat;
 pub mod common;
 pub mod platform;
+pub mod wc;
 pub mod yes;
 
 use clap::Command;
@@ -23,7 +24,7 @@ pub struct Tool {
 }
 
 /// Every tool rapidutils provides.
-pub const TOOLS: &[Tool] = &[cat::TOOL, yes::TOOL];
+pub const TOOLS: &[Tool] = &[cat::TOOL, wc::TOOL, yes::TOOL];
 
 /// Finds the tool a program name stands for: the tool whose name is the longest suffix of the
 /// name's last path component, so `yes`, `/usr/bin/yes`, `ru-yes` and `gyes` all mean `yes`.

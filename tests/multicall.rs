@@ -54,7 +54,7 @@ fn cat_through_the_multicall_binary() {
 
 #[test]
 fn list_help_version() {
-    AssertCommand::new(ours("rapidutils")).arg("--list").assert().success().stdout("cat\nyes\n");
+    AssertCommand::new(ours("rapidutils")).arg("--list").assert().success().stdout("cat\nwc\nyes\n");
     AssertCommand::new(ours("rapidutils"))
         .arg("--help")
         .assert()

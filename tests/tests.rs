@@ -4,5 +4,6 @@ mod cat_diff;
 mod cat_shape;
 mod multicall;
 mod util;
+mod wc_diff;
 mod yes_diff;
 mod yes_shape;

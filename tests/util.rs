@@ -26,6 +26,7 @@ pub fn ours(tool: &str) -> PathBuf {
     match tool {
         "yes" => PathBuf::from(env!("CARGO_BIN_EXE_yes")),
         "cat" => PathBuf::from(env!("CARGO_BIN_EXE_cat")),
+        "wc" => PathBuf::from(env!("CARGO_BIN_EXE_wc")),
         "rapidutils" => PathBuf::from(env!("CARGO_BIN_EXE_rapidutils")),
         _ => panic!("no binary {tool}"),
     }

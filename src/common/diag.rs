@@ -34,7 +34,7 @@ pub fn short_program_name() -> &'static [u8] {
 }
 
 /// Writes `bytes` to standard error, ignoring failures (there is nowhere left to report them).
-fn write_stderr(bytes: &[u8]) {
+pub fn write_stderr(bytes: &[u8]) {
     let mut rest = bytes;
     while !rest.is_empty() {
         match platform::write(platform::STDERR, rest) {

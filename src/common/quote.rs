@@ -13,9 +13,14 @@ pub fn quotef(name: &[u8]) -> Vec<u8> {
     if !needs_quoting(name) {
         return name.to_vec();
     }
+    quote_always(name)
+}
+
+/// Quotes always, like GNU's `quoteaf` (`shell_escape_always_quoting_style`): `'name'`.
+pub fn quote_always(name: &[u8]) -> Vec<u8> {
     let quoted = shell_always_quote(name);
+    // gnulib: a name whose only problem is an apostrophe reads better in double quotes.
     if quoted.saw_single_quote && quoted.all_compatible {
-        // gnulib: a name whose only problem is an apostrophe reads better in double quotes.
         let mut out = Vec::with_capacity(name.len() + 2);
         out.push(b'"');
         out.extend_from_slice(name);
@@ -23,6 +28,20 @@ pub fn quotef(name: &[u8]) -> Vec<u8> {
         return out;
     }
     quoted.text
+}
+
+/// Quotes like GNU's `quote` (`locale_quoting_style`) for arguments in messages: ‘x’ in a
+/// UTF-8 locale, 'x' otherwise (no message catalogs: the untranslated quotation marks).
+pub fn quote_locale(text: &[u8]) -> Vec<u8> {
+    let (open, close): (&[u8], &[u8]) = if platform::charset() == Charset::Utf8 {
+        ("\u{2018}".as_bytes(), "\u{2019}".as_bytes())
+    } else {
+        (b"'", b"'")
+    };
+    let mut out = open.to_vec();
+    out.extend_from_slice(text);
+    out.extend_from_slice(close);
+    out
 }
 
 /// A character as gnulib's quoting loop sees it: one byte or one multibyte sequence.

@@ -143,6 +143,13 @@ pub fn current_offset(fd: Fd) -> io::Result<u64> {
     if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
 }
 
+/// Moves `fd`'s offset by `delta` bytes (`lseek(fd, delta, SEEK_CUR)`).
+pub fn seek_relative(fd: Fd, delta: i64) -> io::Result<u64> {
+    // SAFETY: lseek takes and returns plain integers.
+    let pos = unsafe { libc::lseek(fd, delta as libc::off_t, libc::SEEK_CUR) };
+    if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
+}
+
 /// Whether `fd` was opened with `O_APPEND`.
 pub fn is_append(fd: Fd) -> bool {
     // SAFETY: F_GETFL takes no argument and returns the status flags.

@@ -2,6 +2,9 @@
 //! (SSE2 is part of the x86-64 baseline, so no run-time detection is needed) and a SWAR version
 //! everywhere else. Run-time-dispatched AVX2/AVX-512 kernels (wc) live beside these.
 
+/// The instruction set the block masks use, for `wc --debug`.
+pub const LINE_KERNEL: &str = if cfg!(target_arch = "x86_64") { "sse2" } else { "portable" };
+
 /// Bit i of the result is set when `block[i] == byte`.
 #[inline]
 pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {

@@ -1,0 +1,359 @@
+//! The counting kernels of `wc`, fed chunk by chunk with their state carried across reads.
+//!
+//! * Lines only (with or without bytes): line ends from 64-byte block masks, `popcount`.
+//! * Everything else: GNU's loop, byte by byte in a single-byte locale and character by
+//!   character in a multibyte one (ASCII by table, the rest through the C library's `mbrtowc`,
+//!   `iswspace`, `iswprint` and `wcwidth`, so the answers are the C library's, as GNU's are).
+//!   Without -L, 64-byte blocks of ASCII (all blocks in the C locale) take a fast path: a mask
+//!   of white space, word ends as bit transitions carried across blocks, `popcount`.
+//!
+//! Words are counted where they end, as GNU counts them, so the block and byte paths agree.
+
+use crate::platform::{self, Charset, MbDecoder, MbStep};
+
+/// What to count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Want {
+    pub lines: bool,
+    pub words: bool,
+    pub chars: bool,
+    pub bytes: bool,
+    pub max_line_length: bool,
+}
+
+/// The counts of one input (or the totals).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub lines: u64,
+    pub words: u64,
+    pub chars: u64,
+    pub bytes: u64,
+    pub max_line_length: u64,
+}
+
+/// GNU 9.12 also separates words at these no-break spaces (not under POSIXLY_CORRECT).
+fn is_nbspace(wc: u32) -> bool {
+    matches!(wc, 0x00a0 | 0x2007 | 0x202f | 0x2060)
+}
+
+/// Character classes of single bytes (all bytes in a single-byte locale, ASCII in a multibyte
+/// one), from the C library.
+pub struct ByteClasses {
+    space: [bool; 256],
+    print: [bool; 256],
+    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus 0xA0 when `space_a0`: the block
+    /// fast path's SIMD mask can stand for the table.
+    standard_spaces: bool,
+    space_a0: bool,
+}
+
+impl ByteClasses {
+    pub fn new(charset: Charset, posixly_correct: bool) -> ByteClasses {
+        let mut space = [false; 256];
+        let mut print = [false; 256];
+        let limit = if charset == Charset::Unibyte { 256 } else { 128 };
+        for b in 0..limit {
+            let (s, p) = platform::ctype(b as u8, charset != Charset::Unibyte);
+            space[b] = s;
+            print[b] = p;
+        }
+        // GNU 9.12: in a single-byte locale the byte 0xA0 separates words too.
+        if charset == Charset::Unibyte && !posixly_correct {
+            space[0xa0] = true;
+        }
+        let space_a0 = space[0xa0];
+        let standard_spaces = (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || (b == 0xa0 && space_a0)));
+        ByteClasses { space, print, standard_spaces, space_a0 }
+    }
+}
+
+/// The state of one input's count.
+pub struct Counter<'a> {
+    want: Want,
+    classes: &'a ByteClasses,
+    multibyte: bool,
+    posixly_correct: bool,
+    counts: Counts,
+    in_word: bool,
+    line_pos: u64,
+    decoder: Option<MbDecoder>,
+    /// A multibyte character is incomplete at the end of the last chunk (its bytes are in the
+    /// decoder's state).
+    partial: bool,
+}
+
+impl<'a> Counter<'a> {
+    pub fn new(want: Want, classes: &'a ByteClasses, charset: Charset, posixly_correct: bool) -> Counter<'a> {
+        let multibyte = charset != Charset::Unibyte;
+        Counter {
+            want,
+            classes,
+            multibyte,
+            posixly_correct,
+            counts: Counts::default(),
+            in_word: false,
+            line_pos: 0,
+            decoder: multibyte.then(MbDecoder::new),
+            partial: false,
+        }
+    }
+
+    /// Counts one chunk.
+    pub fn feed(&mut self, buf: &[u8]) {
+        self.counts.bytes += buf.len() as u64;
+        let block_path = !self.want.max_line_length && self.classes.standard_spaces;
+        let mut i = 0;
+        while i < buf.len() {
+            if block_path && !self.partial && i + 64 <= buf.len() {
+                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                if !self.multibyte || platform::simd::high_bit_mask64(block) == 0 {
+                    self.block(block);
+                    i += 64;
+                    continue;
+                }
+            }
+            let end = if block_path { (i + 64).min(buf.len()) } else { buf.len() };
+            i = if self.multibyte { self.multibyte_run(buf, i, end) } else { self.unibyte_run(buf, i, end) };
+        }
+    }
+
+    /// The counts, once the input has ended.
+    pub fn finish(mut self) -> Counts {
+        if self.partial {
+            // An incomplete character at the end: invalid bytes, which belong to a word.
+            self.in_word = true;
+        }
+        self.counts.words += u64::from(self.in_word);
+        self.counts.max_line_length = self.counts.max_line_length.max(self.line_pos);
+        if !self.multibyte {
+            self.counts.chars = self.counts.bytes;
+        }
+        self.counts
+    }
+
+    /// 64 bytes of ASCII (or of a single-byte locale) without -L.
+    #[inline]
+    fn block(&mut self, block: &[u8; 64]) {
+        let space = platform::simd::ascii_space_mask64(block, self.classes.space_a0);
+        let lf = platform::simd::eq_mask64(block, b'\n');
+        self.counts.lines += u64::from(lf.count_ones());
+        // A word ends where a space follows a non-space (the carry is the previous byte).
+        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+        self.counts.words += u64::from((space & prev_nonspace).count_ones());
+        self.in_word = space >> 63 == 0;
+        if self.multibyte {
+            self.counts.chars += 64;
+        }
+    }
+
+    /// GNU's single-byte loop over `buf[from..to]`; returns `to`.
+    fn unibyte_run(&mut self, buf: &[u8], from: usize, to: usize) -> usize {
+        for &c in &buf[from..to] {
+            self.byte(c);
+        }
+        to
+    }
+
+    /// One byte (or ASCII character), GNU's switch.
+    #[inline]
+    fn byte(&mut self, c: u8) {
+        match c {
+            b'\n' | b'\r' | 0x0c => {
+                if c == b'\n' {
+                    self.counts.lines += 1;
+                }
+                self.end_line();
+                self.separator();
+            }
+            b'\t' => {
+                self.line_pos += 8 - self.line_pos % 8;
+                self.separator();
+            }
+            b' ' => {
+                self.line_pos += 1;
+                self.separator();
+            }
+            0x0b => self.separator(),
+            _ => {
+                self.line_pos += u64::from(self.classes.print[c as usize]);
+                self.word_char(!self.classes.space[c as usize]);
+            }
+        }
+    }
+
+    #[inline]
+    fn end_line(&mut self) {
+        self.counts.max_line_length = self.counts.max_line_length.max(self.line_pos);
+        self.line_pos = 0;
+    }
+
+    #[inline]
+    fn separator(&mut self) {
+        self.counts.words += u64::from(self.in_word);
+        self.in_word = false;
+    }
+
+    #[inline]
+    fn word_char(&mut self, in_word: bool) {
+        self.counts.words += u64::from(self.in_word & !in_word);
+        self.in_word = in_word;
+    }
+
+    /// GNU's multibyte loop over `buf[from..to]`: ASCII by table when no character is half
+    /// decoded, the rest by `mbrtowc`. Returns where it stopped (`to`, or past a character that
+    /// straddled `to`).
+    fn multibyte_run(&mut self, buf: &[u8], from: usize, to: usize) -> usize {
+        let mut i = from;
+        while i < to {
+            let c = buf[i];
+            if c < 0x80 && !self.partial {
+                self.counts.chars += 1;
+                self.byte(c);
+                i += 1;
+                continue;
+            }
+            let decoder = self.decoder.as_mut().expect("multibyte counter has a decoder");
+            match decoder.decode(&buf[i..]) {
+                MbStep::Incomplete => {
+                    // The rest of the chunk is a character's beginning, kept in the decoder.
+                    self.partial = true;
+                    return buf.len();
+                }
+                // glibc's mbrtowc decodes UTF-8 forms beyond U+10FFFF (5 and 6 bytes, F4 90..);
+                // GNU 9.12's mbrtoc32 rejects them: invalid, one byte at a time.
+                MbStep::Char(wc, _) if wc > 0x10_ffff => {
+                    decoder.reset();
+                    self.partial = false;
+                    self.word_char(true);
+                    i += 1;
+                }
+                MbStep::Invalid => {
+                    // One invalid byte: not a character, width 0, part of a word.
+                    self.partial = false;
+                    self.word_char(true);
+                    i += 1;
+                }
+                MbStep::Char(wc, n) => {
+                    self.partial = false;
+                    let n = n.max(1);
+                    self.counts.chars += 1;
+                    self.wide_char(wc);
+                    i += n;
+                }
+            }
+        }
+        i
+    }
+
+    /// One decoded character that came through `mbrtowc`.
+    fn wide_char(&mut self, wc: u32) {
+        if wc < 0x80 {
+            self.byte(wc as u8);
+            return;
+        }
+        if self.want.max_line_length && platform::is_printable_wide(wc) {
+            self.line_pos += platform::char_width(wc).max(0) as u64;
+        }
+        let space = platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc));
+        self.word_char(!space);
+    }
+}
+
+/// Lines only: line ends counted from block masks. Returns the number of LF bytes.
+pub fn count_lines(buf: &[u8]) -> u64 {
+    let mut blocks = buf.chunks_exact(64);
+    let mut lines = 0u64;
+    for block in &mut blocks {
+        lines += u64::from(platform::simd::eq_mask64(block.try_into().unwrap(), b'\n').count_ones());
+    }
+    lines + blocks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GNU's unibyte loop, byte by byte, with C-locale classes and the 0xA0 rule.
+    fn reference_c(input: &[u8]) -> Counts {
+        let mut c = Counts::default();
+        let (mut in_word, mut pos) = (false, 0u64);
+        for &b in input {
+            c.bytes += 1;
+            let sep = |c: &mut Counts, in_word: &mut bool| {
+                c.words += u64::from(*in_word);
+                *in_word = false;
+            };
+            match b {
+                b'\n' | b'\r' | 0x0c => {
+                    if b == b'\n' {
+                        c.lines += 1;
+                    }
+                    c.max_line_length = c.max_line_length.max(pos);
+                    pos = 0;
+                    sep(&mut c, &mut in_word);
+                }
+                b'\t' => {
+                    pos += 8 - pos % 8;
+                    sep(&mut c, &mut in_word);
+                }
+                b' ' => {
+                    pos += 1;
+                    sep(&mut c, &mut in_word);
+                }
+                0x0b | 0xa0 => sep(&mut c, &mut in_word),
+                _ => {
+                    pos += u64::from((0x20..0x7f).contains(&b));
+                    in_word = true;
+                }
+            }
+        }
+        c.words += u64::from(in_word);
+        c.max_line_length = c.max_line_length.max(pos);
+        c.chars = c.bytes;
+        c
+    }
+
+    fn count(input: &[u8], cuts: &[usize], want: Want) -> Counts {
+        let classes = ByteClasses::new(Charset::Unibyte, false);
+        let mut counter = Counter::new(want, &classes, Charset::Unibyte, false);
+        let mut prev = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+            counter.feed(&input[prev..cut]);
+            prev = cut;
+        }
+        counter.finish()
+    }
+
+    #[test]
+    fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
+        // The test process has not called setlocale: the C locale.
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200 {
+            let len = (next() % 5000) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| match next() % 6 {
+                    0 => b' ',
+                    1 => b'\n',
+                    2 => [b'\t', b'\r', 0x0b, 0x0c, 0xa0, 0][(next() % 6) as usize],
+                    3 => (next() % 256) as u8,
+                    _ => b'a' + (next() % 26) as u8,
+                })
+                .collect();
+            let mut cuts: Vec<usize> = (0..3).map(|_| (next() as usize) % (len + 1)).collect();
+            cuts.sort();
+            let want_all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
+            let want_fast = Want { max_line_length: false, ..want_all };
+            let expected = reference_c(&input);
+            assert_eq!(count(&input, &cuts, want_all), expected);
+            let fast = count(&input, &cuts, want_fast);
+            assert_eq!(fast, Counts { max_line_length: fast.max_line_length, ..expected });
+            assert_eq!(count_lines(&input), expected.lines);
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! `wc`: count lines, words, characters, bytes and the longest line, byte-exact with GNU
+//! coreutils 9.12.
+//!
+//! Plan: parse; pick the inputs (operands, standard input, or NUL-separated names from
+//! `--files0-from`, read at once from a regular file and streamed otherwise); compute GNU's
+//! column width from the inputs' `stat`; then count each input by the cheapest path its
+//! options allow (`count`): `fstat` for bytes alone, block masks for lines, the full loop
+//! otherwise; print a line per input (a read error after its line, as GNU 9.12) and the total.
+
+mod cli;
+pub mod count;
+
+pub use cli::command;
+
+use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::{diag, help, quote, sink};
+use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
+use count::{ByteClasses, Counter, Counts, Want};
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+/// `wc` in the tool table.
+pub const TOOL: crate::Tool = crate::Tool { name: "wc", command, run: main };
+
+/// Read size for counting (GNU reads 256 KiB at a time too).
+const BUFFER_SIZE: usize = 256 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TotalMode {
+    Auto,
+    Always,
+    Only,
+    Never,
+}
+
+/// Runs `wc` with `args` (without the program name); returns the exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let cmd = command();
+    let mut want = Want::default();
+    let mut files0_from: Option<OsString> = None;
+    let mut total = TotalMode::Auto;
+    let mut debug = false;
+    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    for item in scan.by_ref() {
+        let opt = match item {
+            Ok(opt) => opt,
+            Err(err) => return diag::usage_error(&err.message()),
+        };
+        match opt.id.as_str() {
+            "bytes" => want.bytes = true,
+            "chars" => want.chars = true,
+            "lines" => want.lines = true,
+            "words" => want.words = true,
+            "max-line-length" => want.max_line_length = true,
+            "debug" => debug = true,
+            "files0-from" => files0_from = opt.value,
+            "total" => match parse_total(opt.value.as_deref().unwrap_or_default()) {
+                Ok(mode) => total = mode,
+                Err(code) => return code,
+            },
+            "help" => return help::print_help(&cmd),
+            "version" => return help::emit(&help::version_text("wc")),
+            other => unreachable!("option {other} is in the table but not handled"),
+        }
+    }
+    if want == Want::default() {
+        (want.lines, want.words, want.bytes) = (true, true, true);
+    }
+    let operands = scan.into_operands();
+    if files0_from.is_some() && !operands.is_empty() {
+        let mut message = b"extra operand ".to_vec();
+        message.extend_from_slice(&quote::quote_always(operands[0].as_bytes()));
+        diag::error(&message);
+        diag::write_stderr(b"file operands cannot be combined with --files0-from\n");
+        diag::try_help();
+        return diag::EXIT_FAILURE;
+    }
+    let charset = platform::charset();
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut wc = Wc {
+        want,
+        charset,
+        posixly_correct,
+        classes: ByteClasses::new(charset, posixly_correct),
+        debug,
+        total,
+        width: 1,
+        buf: Vec::new(),
+        totals: Counts::default(),
+        ok: true,
+        out: Vec::with_capacity(256),
+    };
+    let result = match files0_from {
+        Some(list) => wc.run_files0(&list),
+        None => wc.run_operands(operands),
+    };
+    match result {
+        Ok(()) if wc.ok => diag::EXIT_SUCCESS,
+        Ok(()) => diag::EXIT_FAILURE,
+        Err(err) => {
+            diag::error_errno(b"write error", &err);
+            diag::EXIT_FAILURE
+        }
+    }
+}
+
+/// `--total=WHEN`: GNU's argmatch (exact or unambiguous prefix) and its messages.
+fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
+    const CHOICES: [(&str, TotalMode); 4] = [
+        ("auto", TotalMode::Auto),
+        ("always", TotalMode::Always),
+        ("only", TotalMode::Only),
+        ("never", TotalMode::Never),
+    ];
+    let v = value.as_bytes();
+    if let Some((_, mode)) = CHOICES.iter().find(|(name, _)| name.as_bytes() == v) {
+        return Ok(*mode);
+    }
+    let matches: Vec<TotalMode> =
+        CHOICES.iter().filter(|(name, _)| name.as_bytes().starts_with(v)).map(|c| c.1).collect();
+    if matches.len() == 1 {
+        return Ok(matches[0]);
+    }
+    let kind: &[u8] = if matches.is_empty() { b"invalid" } else { b"ambiguous" };
+    let mut message = kind.to_vec();
+    message.extend_from_slice(b" argument ");
+    message.extend_from_slice(&quote::quote_locale(v));
+    message.extend_from_slice(b" for ");
+    message.extend_from_slice(&quote::quote_locale(b"--total"));
+    diag::error(&message);
+    let mut list = b"Valid arguments are:".to_vec();
+    for (name, _) in CHOICES {
+        list.extend_from_slice(b"\n  - ");
+        list.extend_from_slice(&quote::quote_locale(name.as_bytes()));
+    }
+    list.push(b'\n');
+    diag::write_stderr(&list);
+    diag::try_help();
+    Err(diag::EXIT_FAILURE)
+}
+
+struct Wc {
+    want: Want,
+    charset: Charset,
+    posixly_correct: bool,
+    classes: ByteClasses,
+    debug: bool,
+    total: TotalMode,
+    width: usize,
+    buf: Vec<u8>,
+    totals: Counts,
+    ok: bool,
+    out: Vec<u8>,
+}
+
+/// How the column width is decided for an input (GNU's `get_input_fstatus`).
+fn input_stat(name: Option<&[u8]>) -> Option<FileInfo> {
+    match name {
+        None | Some(b"-") => platform::fstat(platform::STDIN).ok(),
+        Some(path) => std::fs::metadata(OsStr::from_bytes(path)).ok().map(|m| {
+            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            let t = m.file_type();
+            let kind = if t.is_file() {
+                FileKind::Regular
+            } else if t.is_dir() {
+                FileKind::Directory
+            } else if t.is_fifo() {
+                FileKind::Pipe
+            } else if t.is_char_device() {
+                FileKind::CharDevice
+            } else if t.is_block_device() {
+                FileKind::BlockDevice
+            } else if t.is_socket() {
+                FileKind::Socket
+            } else {
+                FileKind::Other
+            };
+            FileInfo { kind, size: m.size(), dev: m.dev(), ino: m.ino(), blksize: m.blksize() }
+        }),
+    }
+}
+
+/// GNU's `compute_number_width`: the digits of the summed sizes of the regular inputs, at
+/// least 7 when an input is not a regular file.
+fn number_width(stats: &[Option<FileInfo>]) -> usize {
+    let mut minimum = 1;
+    let mut regular_total: u64 = 0;
+    for info in stats.iter().flatten() {
+        if info.kind == FileKind::Regular {
+            regular_total = regular_total.saturating_add(info.size);
+        } else {
+            minimum = 7;
+        }
+    }
+    let mut width = 1;
+    while regular_total >= 10 {
+        regular_total /= 10;
+        width += 1;
+    }
+    width.max(minimum)
+}
+
+impl Wc {
+    fn counts_wanted(&self) -> usize {
+        let w = self.want;
+        [w.lines, w.words, w.chars, w.bytes, w.max_line_length].iter().filter(|&&b| b).count()
+    }
+
+    fn run_operands(&mut self, operands: Vec<OsString>) -> io::Result<()> {
+        let names: Vec<Option<Vec<u8>>> =
+            if operands.is_empty() { vec![None] } else { operands.into_iter().map(|o| Some(o.into_vec())).collect() };
+        if !(names.len() == 1 && self.counts_wanted() == 1) && self.total != TotalMode::Only {
+            let stats: Vec<Option<FileInfo>> = names.iter().map(|n| input_stat(n.as_deref())).collect();
+            self.width = number_width(&stats);
+        }
+        for name in &names {
+            match name {
+                Some(name) if name.is_empty() => {
+                    diag::error(b"invalid zero-length file name");
+                    self.ok = false;
+                }
+                _ => self.count_input(name.as_deref())?,
+            }
+        }
+        let n_args = if names == [None] { 0 } else { names.len() };
+        self.print_total(n_args)
+    }
+
+    fn run_files0(&mut self, list: &OsStr) -> io::Result<()> {
+        let list_name = list.as_bytes();
+        let from_stdin = list_name == b"-";
+        let file = if from_stdin {
+            None
+        } else {
+            match std::fs::File::open(list) {
+                Ok(f) => Some(f),
+                Err(err) => {
+                    let mut message = b"cannot open ".to_vec();
+                    message.extend_from_slice(&quote::quote_always(list_name));
+                    message.extend_from_slice(b" for reading");
+                    diag::error_errno(&message, &err);
+                    self.ok = false;
+                    return Ok(());
+                }
+            }
+        };
+        let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
+        let mut names = NameReader::new(fd);
+        let regular = matches!(platform::fstat(fd), Ok(info) if info.kind == FileKind::Regular);
+        let mut n_args = 0;
+        if regular {
+            // All names first (a regular list file): the widths can consider every input.
+            let mut all = Vec::new();
+            loop {
+                match names.next_name() {
+                    Ok(Some(name)) => all.push(name),
+                    Ok(None) => break,
+                    Err(err) => {
+                        self.list_read_error(list_name, &err);
+                        break;
+                    }
+                }
+            }
+            if !(all.len() == 1 && self.counts_wanted() == 1) && self.total != TotalMode::Only {
+                let stats: Vec<Option<FileInfo>> =
+                    all.iter().filter(|n| !n.is_empty()).map(|n| input_stat(Some(n))).collect();
+                self.width = number_width(&stats);
+            }
+            for name in &all {
+                n_args += 1;
+                self.list_entry(list_name, from_stdin, name, n_args)?;
+            }
+        } else {
+            loop {
+                match names.next_name() {
+                    Ok(Some(name)) => {
+                        n_args += 1;
+                        self.list_entry(list_name, from_stdin, &name, n_args)?;
+                    }
+                    Ok(None) => break,
+                    Err(err) => {
+                        self.list_read_error(list_name, &err);
+                        break;
+                    }
+                }
+            }
+        }
+        self.print_total(n_args)
+    }
+
+    fn list_read_error(&mut self, list_name: &[u8], err: &io::Error) {
+        let mut message = quote::quotef(list_name);
+        message.extend_from_slice(b": read error");
+        diag::error_errno(&message, err);
+        self.ok = false;
+    }
+
+    /// One name from `--files0-from`, with GNU's diagnostics for `-` and empty names.
+    fn list_entry(&mut self, list_name: &[u8], from_stdin: bool, name: &[u8], number: usize) -> io::Result<()> {
+        let mut skip = false;
+        if from_stdin && name == b"-" {
+            let mut message = b"when reading file names from standard input, no file name of ".to_vec();
+            message.extend_from_slice(&quote::quote_always(name));
+            message.extend_from_slice(b" allowed");
+            diag::error(&message);
+            skip = true;
+        }
+        if name.is_empty() {
+            let mut message = quote::quotef(list_name);
+            message.extend_from_slice(format!(":{number}: invalid zero-length file name").as_bytes());
+            diag::error(&message);
+            skip = true;
+        }
+        if skip {
+            self.ok = false;
+            return Ok(());
+        }
+        self.count_input(Some(name))
+    }
+
+    fn print_total(&mut self, n_args: usize) -> io::Result<()> {
+        let print = match self.total {
+            TotalMode::Never => false,
+            TotalMode::Auto => n_args > 1,
+            TotalMode::Always | TotalMode::Only => true,
+        };
+        if print {
+            let label: Option<&[u8]> = if self.total == TotalMode::Only { None } else { Some(b"total") };
+            let totals = self.totals;
+            self.write_counts(&totals, label)?;
+        }
+        Ok(())
+    }
+
+    /// Counts one input (None: standard input without a name) and prints its line.
+    fn count_input(&mut self, name: Option<&[u8]>) -> io::Result<()> {
+        let is_stdin = matches!(name, None | Some(b"-"));
+        let file = if is_stdin {
+            None
+        } else {
+            match std::fs::File::open(OsStr::from_bytes(name.unwrap())) {
+                Ok(f) => Some(f),
+                Err(err) => {
+                    diag::error_errno(&quote::quotef(name.unwrap()), &err);
+                    self.ok = false;
+                    return Ok(());
+                }
+            }
+        };
+        let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
+        let (counts, read_error) = self.count_fd(fd);
+        if self.total != TotalMode::Only {
+            self.write_counts(&counts, name)?;
+        }
+        if let Some(err) = read_error {
+            diag::error_errno(&quote::quotef(name.unwrap_or(b"-")), &err);
+            self.ok = false;
+        }
+        self.totals.lines += counts.lines;
+        self.totals.words += counts.words;
+        self.totals.chars += counts.chars;
+        self.totals.bytes += counts.bytes;
+        self.totals.max_line_length = self.totals.max_line_length.max(counts.max_line_length);
+        Ok(())
+    }
+
+    /// Counts what is left in `fd`; a read error stops the count (what was counted stays).
+    fn count_fd(&mut self, fd: Fd) -> (Counts, Option<io::Error>) {
+        let multibyte = self.charset != Charset::Unibyte;
+        let count_bytes = if multibyte { self.want.bytes } else { self.want.bytes || self.want.chars };
+        let count_chars = multibyte && self.want.chars;
+        let complicated = self.want.words || self.want.max_line_length;
+        if self.buf.is_empty() {
+            self.buf = vec![0; BUFFER_SIZE];
+        }
+        if count_bytes && !count_chars && !self.want.lines && !complicated {
+            let mut counts = Counts::default();
+            let result = self.count_bytes_only(fd, &mut counts.bytes);
+            counts.chars = counts.bytes;
+            return (counts, result.err());
+        }
+        if !count_chars && !complicated {
+            if self.debug {
+                diag::error(format!("using {} hardware support", platform::simd::LINE_KERNEL).as_bytes());
+            }
+            let mut counts = Counts::default();
+            let mut error = None;
+            platform::advise_sequential(fd);
+            loop {
+                match platform::read(fd, &mut self.buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        counts.bytes += n as u64;
+                        counts.lines += count::count_lines(&self.buf[..n]);
+                    }
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(err) => {
+                        error = Some(err);
+                        break;
+                    }
+                }
+            }
+            counts.chars = counts.bytes;
+            return (counts, error);
+        }
+        let mut counter = Counter::new(self.want, &self.classes, self.charset, self.posixly_correct);
+        let mut error = None;
+        platform::advise_sequential(fd);
+        loop {
+            match platform::read(fd, &mut self.buf) {
+                Ok(0) => break,
+                Ok(n) => counter.feed(&self.buf[..n]),
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    error = Some(err);
+                    break;
+                }
+            }
+        }
+        let mut counts = counter.finish();
+        if !count_chars {
+            counts.chars = counts.bytes;
+        }
+        (counts, error)
+    }
+
+    /// Bytes alone: from the size of a regular file when it can be trusted, reading what
+    /// follows the current offset otherwise. Leaves the offset at the end, as GNU does.
+    fn count_bytes_only(&mut self, fd: Fd, bytes: &mut u64) -> io::Result<()> {
+        if let Ok(info) = platform::fstat(fd) {
+            if info.kind == FileKind::Regular {
+                let page = platform::page_size() as u64;
+                let end = info.size;
+                if let Ok(pos) = platform::current_offset(fd) {
+                    if end % page != 0 {
+                        // GNU: sizes that are not a multiple of the page size are trusted.
+                        let n = end.saturating_sub(pos);
+                        if n > 0 && platform::seek_relative(fd, n as i64).is_ok() {
+                            *bytes = n;
+                            return Ok(());
+                        }
+                    } else {
+                        // /proc and /sys report 0 or a page: skip to near the end, read the rest.
+                        let hi = end - end % (info.blksize.max(1) + 1);
+                        if pos < hi && platform::seek_relative(fd, (hi - pos) as i64).is_ok() {
+                            *bytes = hi - pos;
+                        }
+                    }
+                }
+            }
+        }
+        platform::advise_sequential(fd);
+        loop {
+            match platform::read(fd, &mut self.buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => *bytes += n as u64,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// One output line: the wanted counts right-aligned in `width` columns, then the name
+    /// (quoted when it holds a newline). Written at once, like GNU's line-buffered stdout.
+    fn write_counts(&mut self, counts: &Counts, name: Option<&[u8]>) -> io::Result<()> {
+        self.out.clear();
+        let fields = [
+            (self.want.lines, counts.lines),
+            (self.want.words, counts.words),
+            (self.want.chars, counts.chars),
+            (self.want.bytes, counts.bytes),
+            (self.want.max_line_length, counts.max_line_length),
+        ];
+        let mut first = true;
+        for (wanted, value) in fields {
+            if !wanted {
+                continue;
+            }
+            if !first {
+                self.out.push(b' ');
+            }
+            first = false;
+            let digits = value.to_string();
+            self.out.extend(std::iter::repeat_n(b' ', self.width.saturating_sub(digits.len())));
+            self.out.extend_from_slice(digits.as_bytes());
+        }
+        if let Some(name) = name {
+            self.out.push(b' ');
+            if name.contains(&b'\n') {
+                self.out.extend_from_slice(&quote::quotef(name));
+            } else {
+                self.out.extend_from_slice(name);
+            }
+        }
+        self.out.push(b'\n');
+        sink::write_all(platform::STDOUT, &self.out)
+    }
+}
+
+/// Reads NUL-terminated names (the last may lack its NUL) from a descriptor, a chunk at a time.
+struct NameReader {
+    fd: Fd,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl NameReader {
+    fn new(fd: Fd) -> NameReader {
+        NameReader { fd, buf: vec![0; 64 * 1024], start: 0, end: 0, eof: false }
+    }
+
+    fn next_name(&mut self) -> io::Result<Option<Vec<u8>>> {
+        loop {
+            if let Some(p) = memchr::memchr(0, &self.buf[self.start..self.end]) {
+                let name = self.buf[self.start..self.start + p].to_vec();
+                self.start += p + 1;
+                return Ok(Some(name));
+            }
+            if self.eof {
+                if self.start < self.end {
+                    let name = self.buf[self.start..self.end].to_vec();
+                    self.start = self.end;
+                    return Ok(Some(name));
+                }
+                return Ok(None);
+            }
+            // Keep the partial name, make room, read more.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if self.end == self.buf.len() {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            match platform::read(self.fd, &mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}

@@ -32,6 +32,16 @@ pub fn ascii_space_mask64(block: &[u8; 64], with_a0: bool) -> u64 {
     mask
 }
 
+/// How many bytes of `buf` equal `byte`.
+pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
+    imp::count_byte(buf, byte)
+}
+
+/// How many bytes of `buf` are UTF-8 continuation bytes (0x80..=0xBF).
+pub fn count_continuation(buf: &[u8]) -> u64 {
+    imp::count_continuation(buf)
+}
+
 /// Bit i of the result is set when `block[i]` is 0x80 or above (not ASCII).
 #[inline]
 pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
@@ -41,8 +51,44 @@ pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        __m128i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_srli_si128, _mm_sub_epi8,
     };
+
+    pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { count_matching_sse2(buf, |v| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8)), |b| b == byte) }
+    }
+
+    pub fn count_continuation(buf: &[u8]) -> u64 {
+        // As signed bytes 0x80..=0xbf are -128..=-65: "less than -64".
+        // SAFETY: as above.
+        unsafe { count_matching_sse2(buf, |v| _mm_cmplt_epi8(v, _mm_set1_epi8(-64)), |b| (0x80..0xc0).contains(&b)) }
+    }
+
+    /// Counts the bytes whose lane `matches` sets to 0xff: the 0xff lanes (-1) are subtracted
+    /// into byte counters, which are summed into 64-bit lanes every 255 blocks.
+    #[target_feature(enable = "sse2")]
+    fn count_matching_sse2(buf: &[u8], matches: impl Fn(__m128i) -> __m128i, scalar: impl Fn(u8) -> bool) -> u64 {
+        let mut total = _mm_setzero_si128();
+        let mut blocks = buf.chunks_exact(16);
+        loop {
+            let mut counters = _mm_setzero_si128();
+            let mut n = 0;
+            for block in blocks.by_ref().take(255) {
+                // SAFETY: `block` is 16 readable bytes; no alignment is required.
+                let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+                counters = _mm_sub_epi8(counters, matches(v));
+                n += 1;
+            }
+            total = _mm_add_epi64(total, _mm_sad_epu8(counters, _mm_setzero_si128()));
+            if n < 255 {
+                break;
+            }
+        }
+        let sum = _mm_cvtsi128_si64(total) as u64 + _mm_cvtsi128_si64(_mm_srli_si128(total, 8)) as u64;
+        sum + blocks.remainder().iter().filter(|&&b| scalar(b)).count() as u64
+    }
 
     #[inline]
     pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
@@ -104,6 +150,14 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
+    pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
+        buf.iter().filter(|&&b| b == byte).count() as u64
+    }
+
+    pub fn count_continuation(buf: &[u8]) -> u64 {
+        buf.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64
+    }
+
     #[inline]
     pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
         block.iter().enumerate().fold(0, |mask, (i, &b)| mask | (u64::from(b >> 7) << i))
@@ -135,7 +189,21 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
-    use super::{control_or_high_mask64, eq_mask64};
+    use super::{control_or_high_mask64, count_byte, count_continuation, eq_mask64};
+
+    #[test]
+    fn counts_match_a_plain_count_for_every_length() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in (0..300).chain([4079, 4080, 4081, 9999, 10_000]) {
+            let buf = &data[..len];
+            assert_eq!(count_byte(buf, b'\n'), buf.iter().filter(|&&b| b == b'\n').count() as u64);
+            assert_eq!(count_byte(buf, 0x9b), buf.iter().filter(|&&b| b == 0x9b).count() as u64);
+            assert_eq!(count_continuation(buf), buf.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
+        }
+        // More than 255 * 16 matching bytes in a row (the byte counters must not wrap).
+        let all = vec![b'\n'; 100_000];
+        assert_eq!(count_byte(&all, b'\n'), 100_000);
+    }
 
     #[test]
     fn control_or_high_mask_marks_exactly_those_bytes() {

@@ -78,8 +78,12 @@ pub struct Counter<'a> {
     line_pos: u64,
     decoder: Option<MbDecoder>,
     /// A multibyte character is incomplete at the end of the last chunk (its bytes are in the
-    /// decoder's state).
+    /// decoder's state, or in `pending` for UTF-8).
     partial: bool,
+    /// UTF-8 is decoded here rather than by `mbrtowc` (same validity rules as GNU 9.12's).
+    utf8: bool,
+    pending: [u8; 4],
+    pending_len: usize,
 }
 
 impl<'a> Counter<'a> {
@@ -93,23 +97,37 @@ impl<'a> Counter<'a> {
             counts: Counts::default(),
             in_word: false,
             line_pos: 0,
-            decoder: multibyte.then(MbDecoder::new),
+            decoder: (multibyte && charset != Charset::Utf8).then(MbDecoder::new),
             partial: false,
+            utf8: charset == Charset::Utf8,
+            pending: [0; 4],
+            pending_len: 0,
         }
     }
 
     /// Counts one chunk.
     pub fn feed(&mut self, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
+        let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
+        if self.utf8 && !self.want.words && !self.want.max_line_length {
+            self.chars_and_lines(&buf[i..]);
+            return;
+        }
         let block_path = !self.want.max_line_length && self.classes.standard_spaces;
-        let mut i = 0;
         while i < buf.len() {
-            if block_path && !self.partial && i + 64 <= buf.len() {
+            if block_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
                 let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
                 if !self.multibyte || platform::simd::high_bit_mask64(block) == 0 {
                     self.block(block);
                     i += 64;
                     continue;
+                }
+                if self.utf8 {
+                    let used = self.mixed_block(buf, i);
+                    if used > 0 {
+                        i += used;
+                        continue;
+                    }
                 }
             }
             let end = if block_path { (i + 64).min(buf.len()) } else { buf.len() };
@@ -119,7 +137,11 @@ impl<'a> Counter<'a> {
 
     /// The counts, once the input has ended.
     pub fn finish(mut self) -> Counts {
-        if self.partial {
+        for _ in 0..self.pending_len {
+            self.word_char(true);
+        }
+        self.pending_len = 0;
+        if self.partial && !self.utf8 {
             // An incomplete character at the end: invalid bytes, which belong to a word.
             self.in_word = true;
         }
@@ -212,6 +234,26 @@ impl<'a> Counter<'a> {
                 i += 1;
                 continue;
             }
+            if self.utf8 {
+                match utf8_char(&buf[i..]) {
+                    Utf8::Char(wc, n) => {
+                        self.counts.chars += 1;
+                        self.wide_char(wc);
+                        i += n;
+                    }
+                    Utf8::Invalid => {
+                        self.word_char(true);
+                        i += 1;
+                    }
+                    Utf8::Incomplete => {
+                        let rest = &buf[i..];
+                        self.pending[..rest.len()].copy_from_slice(rest);
+                        self.pending_len = rest.len();
+                        return buf.len();
+                    }
+                }
+                continue;
+            }
             let decoder = self.decoder.as_mut().expect("multibyte counter has a decoder");
             match decoder.decode(&buf[i..]) {
                 MbStep::Incomplete => {
@@ -245,6 +287,117 @@ impl<'a> Counter<'a> {
         i
     }
 
+    /// UTF-8 without -L: a 64-byte window at `buf[at..]` holding some non-ASCII characters.
+    /// ASCII white space comes from the SIMD mask; each non-ASCII character is decoded and, if
+    /// it is white space, all its bytes are marked as space; invalid bytes are word bytes. Then
+    /// words, lines and characters are counted from the masks as for an ASCII block. The window
+    /// ends before a character that would cross its end. Returns the bytes used (0: leave this
+    /// window to the character loop).
+    fn mixed_block(&mut self, buf: &[u8], at: usize) -> usize {
+        let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+        let high = platform::simd::high_bit_mask64(block);
+        let mut space = platform::simd::ascii_space_mask64(block, false);
+        let mut pending = high;
+        let mut end = 64;
+        let mut wide_chars = 0u64;
+        while pending != 0 {
+            let p = pending.trailing_zeros() as usize;
+            match utf8_char(&buf[at + p..]) {
+                Utf8::Char(wc, n) => {
+                    if p + n > 64 {
+                        end = p;
+                        break;
+                    }
+                    let bytes = ((1u64 << n) - 1) << p;
+                    if platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc)) {
+                        space |= bytes;
+                    }
+                    wide_chars += 1;
+                    pending &= !bytes;
+                }
+                Utf8::Invalid => pending &= !(1u64 << p),
+                Utf8::Incomplete => {
+                    end = p;
+                    break;
+                }
+            }
+        }
+        if end == 0 {
+            return 0;
+        }
+        let valid = if end == 64 { u64::MAX } else { (1u64 << end) - 1 };
+        let space = space & valid;
+        let lf = platform::simd::eq_mask64(block, b'\n') & valid;
+        self.counts.lines += u64::from(lf.count_ones());
+        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+        self.counts.words += u64::from((space & prev_nonspace & valid).count_ones());
+        self.in_word = space >> (end - 1) & 1 == 0;
+        self.counts.chars += u64::from((!high & valid).count_ones()) + wide_chars;
+        end
+    }
+
+    /// Completes a UTF-8 character begun at the end of the last chunk with the first bytes of
+    /// `buf`; returns how many bytes of `buf` it took.
+    fn finish_pending(&mut self, buf: &[u8]) -> usize {
+        let mut tmp = [0u8; 8];
+        let held = self.pending_len;
+        tmp[..held].copy_from_slice(&self.pending[..held]);
+        let take = buf.len().min(4);
+        tmp[held..held + take].copy_from_slice(&buf[..take]);
+        let avail = held + take;
+        self.pending_len = 0;
+        let mut j = 0;
+        while j < held {
+            match utf8_char(&tmp[j..avail]) {
+                Utf8::Char(wc, n) => {
+                    self.counts.chars += 1;
+                    self.wide_char(wc);
+                    j += n;
+                }
+                Utf8::Invalid => {
+                    self.word_char(true);
+                    j += 1;
+                }
+                Utf8::Incomplete => {
+                    // Still incomplete: the whole chunk (fewer than 4 bytes) joins the pending ones.
+                    self.pending[..avail - j].copy_from_slice(&tmp[j..avail]);
+                    self.pending_len = avail - j;
+                    return buf.len();
+                }
+            }
+        }
+        j - held
+    }
+
+    /// UTF-8 without -w and -L: characters are the bytes that are not continuation bytes, as
+    /// long as the text is valid (checked by the standard library); invalid stretches go
+    /// through the character loop.
+    fn chars_and_lines(&mut self, mut rest: &[u8]) {
+        while !rest.is_empty() {
+            let valid = match std::str::from_utf8(rest) {
+                Ok(_) => rest.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            let (good, bad) = rest.split_at(valid);
+            self.counts.chars += good.len() as u64 - platform::simd::count_continuation(good);
+            self.counts.lines += platform::simd::count_byte(good, b'\n');
+            if bad.is_empty() {
+                return;
+            }
+            match utf8_char(bad) {
+                Utf8::Incomplete => {
+                    self.pending[..bad.len()].copy_from_slice(bad);
+                    self.pending_len = bad.len();
+                    return;
+                }
+                Utf8::Char(..) | Utf8::Invalid => {
+                    // Not a character: a byte that counts for nothing here.
+                    rest = &bad[1..];
+                }
+            }
+        }
+    }
+
     /// One decoded character that came through `mbrtowc`.
     fn wide_char(&mut self, wc: u32) {
         if wc < 0x80 {
@@ -259,14 +412,45 @@ impl<'a> Counter<'a> {
     }
 }
 
-/// Lines only: line ends counted from block masks. Returns the number of LF bytes.
-pub fn count_lines(buf: &[u8]) -> u64 {
-    let mut blocks = buf.chunks_exact(64);
-    let mut lines = 0u64;
-    for block in &mut blocks {
-        lines += u64::from(platform::simd::eq_mask64(block.try_into().unwrap(), b'\n').count_ones());
+/// One step of UTF-8 decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Utf8 {
+    Char(u32, usize),
+    Invalid,
+    Incomplete,
+}
+
+/// Decodes the character at the start of `bytes` by the Unicode rules (no overlong forms, no
+/// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
+/// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
+/// inside a character that could still be valid.
+fn utf8_char(bytes: &[u8]) -> Utf8 {
+    let lead = bytes[0];
+    let (len, second) = match lead {
+        0x00..=0x7f => return Utf8::Char(u32::from(lead), 1),
+        0xc2..=0xdf => (2, 0x80..=0xbf),
+        0xe0 => (3, 0xa0..=0xbf),
+        0xe1..=0xec | 0xee..=0xef => (3, 0x80..=0xbf),
+        0xed => (3, 0x80..=0x9f),
+        0xf0 => (4, 0x90..=0xbf),
+        0xf1..=0xf3 => (4, 0x80..=0xbf),
+        0xf4 => (4, 0x80..=0x8f),
+        _ => return Utf8::Invalid,
+    };
+    let mut wc = u32::from(lead) & (0x7f >> len);
+    for (k, &b) in bytes.iter().enumerate().take(len).skip(1) {
+        let ok = if k == 1 { second.contains(&b) } else { (0x80..=0xbf).contains(&b) };
+        if !ok {
+            return Utf8::Invalid;
+        }
+        wc = (wc << 6) | u32::from(b & 0x3f);
     }
-    lines + blocks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+    if bytes.len() < len { Utf8::Incomplete } else { Utf8::Char(wc, len) }
+}
+
+/// Lines only: the number of LF bytes, counted with SIMD compares.
+pub fn count_lines(buf: &[u8]) -> u64 {
+    platform::simd::count_byte(buf, b'\n')
 }
 
 #[cfg(test)]
@@ -322,6 +506,65 @@ mod tests {
             prev = cut;
         }
         counter.finish()
+    }
+
+    /// UTF-8 input pieces: ASCII, spaces (ASCII and not), wide, combining, invalid, truncated.
+    fn utf8_noise(len: usize, seed: &mut u64) -> Vec<u8> {
+        let pieces: [&[u8]; 14] = [
+            b"a",
+            b"word ",
+            b"\n",
+            b"\t",
+            "\u{a0}".as_bytes(),
+            "\u{3000}".as_bytes(),
+            "\u{2003}".as_bytes(),
+            "日本".as_bytes(),
+            "e\u{301}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            b"\xff",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+        ];
+        let mut out = Vec::new();
+        while out.len() < len {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            out.extend_from_slice(pieces[(*seed % pieces.len() as u64) as usize]);
+        }
+        out
+    }
+
+    fn count_utf8(input: &[u8], cuts: &[usize], want: Want) -> Counts {
+        let classes = ByteClasses::new(Charset::Utf8, false);
+        let mut counter = Counter::new(want, &classes, Charset::Utf8, false);
+        let mut prev = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+            counter.feed(&input[prev..cut]);
+            prev = cut;
+        }
+        counter.finish()
+    }
+
+    #[test]
+    fn utf8_paths_agree_whatever_the_chunk_boundaries() {
+        // The character loop (-L on) is the reference for the mixed-block path (-L off), the
+        // chars-only path (no -w) and for every way of cutting the input into chunks.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..300 {
+            let input = utf8_noise(1 + round * 7, &mut seed);
+            let all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
+            let reference = count_utf8(&input, &[], all);
+            let mut cuts: Vec<usize> = (0..4).map(|k| (seed as usize >> (k * 8)) % (input.len() + 1)).collect();
+            cuts.sort();
+            assert_eq!(count_utf8(&input, &cuts, all), reference, "round {round} cuts {cuts:?}");
+            // Without -L the longest line is not computed (and not printed).
+            let no_l = count_utf8(&input, &cuts, Want { max_line_length: false, ..all });
+            assert_eq!(no_l, Counts { max_line_length: no_l.max_line_length, ..reference }, "round {round}");
+            let chars = count_utf8(&input, &cuts, Want { lines: true, chars: true, ..Want::default() });
+            assert_eq!((chars.chars, chars.lines, chars.bytes), (reference.chars, reference.lines, reference.bytes));
+        }
     }
 
     #[test]

@@ -24,8 +24,9 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 /// `wc` in the tool table.
 pub const TOOL: crate::Tool = crate::Tool { name: "wc", command, run: main };
 
-/// Read size for counting (GNU reads 256 KiB at a time too).
-const BUFFER_SIZE: usize = 256 * 1024;
+/// Read size for counting: 64 KiB stays in the L2 cache, which made the kernel's copy 25 %
+/// cheaper than with 256 KiB (wc -l of 200 MB: 22 against 29 ms of system time).
+const BUFFER_SIZE: usize = 64 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TotalMode {

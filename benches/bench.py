@@ -260,6 +260,46 @@ def suite_cat(args):
     report(f"cat into a pipe ({where})", "GiB/s, median", pipe)
 
 
+def suite_wc(args):
+    text, _, small = prepare_inputs()
+    impls = implementations("wc")
+    opts = [["-l"], ["-w"], [], ["-m"], ["-L"], ["-c"]]
+    for locale in ("C", "C.UTF-8"):
+        env = dict(os.environ, LC_ALL=locale)
+        for o in opts:
+            outs = {subprocess.run(a + o + [text], capture_output=True, env=env).stdout.split()[0] for a in impls.values()}
+            if len(outs) != 1:
+                print(f"OUTPUT MISMATCH: wc {o} in {locale}: {outs}", file=sys.stderr)
+                sys.exit(1)
+    print("outputs checked: every implementation gives the same counts for wc -l -w -m -L -c and default")
+    size = os.path.getsize(text) / (1 << 30)
+    results = {}
+    for locale in ("C", "C.UTF-8"):
+        os.environ["LC_ALL"] = locale
+        for o in opts:
+            case = f"wc {' '.join(o) or '(default)'} 200M, {locale}"
+            per = {name: [] for name in impls}
+            for _ in range(args.rounds):
+                for name, argv in impls.items():
+                    per[name].append(size / wall_time(argv + o + [text], None))
+            results[case] = per
+    os.environ.pop("LC_ALL", None)
+    report(f"wc on 200 MB of English-like UTF-8 text, cached, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", results)
+    pipe = {"cat 200M | wc -c": {name: [] for name in impls}}
+    many = {"wc 10,000 files of 1 KiB": {name: [] for name in impls}}
+    for _ in range(args.rounds):
+        for name, argv in impls.items():
+            start = time.perf_counter()
+            p1 = subprocess.Popen(pin(0) + ["cat", text], stdout=subprocess.PIPE)
+            subprocess.run(pin(0) + argv + ["-c"], stdin=p1.stdout, stdout=subprocess.DEVNULL, check=True)
+            p1.stdout.close()
+            p1.wait()
+            pipe["cat 200M | wc -c"][name].append(size / (time.perf_counter() - start))
+            many["wc 10,000 files of 1 KiB"][name].append(wall_time(argv + small, None) * 1000)
+    report("wc -c of a pipe (cat start-up included for every implementation alike)", "GiB/s, median", pipe)
+    report("wc of many small files", "ms, median", many, higher_is_better=False)
+
+
 def hyperfine_mean(commands, runs, shell):
     """Mean seconds of each command, measured by hyperfine in one interleaved session."""
     out = os.path.join("/tmp", f"ru-bench-{os.getpid()}.json")
@@ -290,6 +330,8 @@ def suite_startup(args):
         "yes \\| head -n1": ("yes", True, lambda argv: " ".join(argv) + " | head -n1"),
         "cat tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " " + tiny),
         "cat -n tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " -n " + tiny),
+        "wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny),
+        "wc tiny-file": ("wc", False, lambda argv: " ".join(argv) + " " + tiny),
     }
     results = {}
     runs = 50 if args.quick else 200
@@ -311,7 +353,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="fewer bytes and runs (a smoke test)")
     parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
-    parser.add_argument("--suite", action="append", choices=["yes", "cat", "startup"])
+    parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "startup"])
     args = parser.parse_args()
     # Always rebuild with default features: a `--features portable` build may be in target/.
     subprocess.run(["cargo", "build", "-q", "--release", "--bins", "--example", "pipe_reader"], cwd=ROOT, check=True)
@@ -320,8 +362,8 @@ def main():
           f"inputs and binaries cached in memory; pipe-max-size "
           f"{open('/proc/sys/fs/pipe-max-size').read().strip()}")
     print("implementations:", ", ".join(f"{n} ({' '.join(a)})" for n, a in implementations("yes").items()))
-    for suite in args.suite or ["yes", "cat", "startup"]:
-        {"yes": suite_yes, "cat": suite_cat, "startup": suite_startup}[suite](args)
+    for suite in args.suite or ["yes", "cat", "wc", "startup"]:
+        {"yes": suite_yes, "cat": suite_cat, "wc": suite_wc, "startup": suite_startup}[suite](args)
 
 
 if __name__ == "__main__":

@@ -5,5 +5,6 @@ mod cat_shape;
 mod multicall;
 mod util;
 mod wc_diff;
+mod wc_shape;
 mod yes_diff;
 mod yes_shape;

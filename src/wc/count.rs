@@ -235,17 +235,9 @@ impl<'a> Counter<'a> {
                 continue;
             }
             if self.utf8 {
-                match utf8_char(&buf[i..]) {
-                    Utf8::Char(wc, n) => {
-                        self.counts.chars += 1;
-                        self.wide_char(wc);
-                        i += n;
-                    }
-                    Utf8::Invalid => {
-                        self.word_char(true);
-                        i += 1;
-                    }
-                    Utf8::Incomplete => {
+                match self.utf8_step(&buf[i..]) {
+                    Some(n) => i += n,
+                    None => {
                         let rest = &buf[i..];
                         self.pending[..rest.len()].copy_from_slice(rest);
                         self.pending_len = rest.len();
@@ -336,6 +328,24 @@ impl<'a> Counter<'a> {
         end
     }
 
+    /// Counts the UTF-8 character at the start of `bytes` (an invalid byte counts as a word byte
+    /// and no character, as in GNU); returns the bytes it took, or None when `bytes` ends
+    /// inside it.
+    fn utf8_step(&mut self, bytes: &[u8]) -> Option<usize> {
+        match utf8_char(bytes) {
+            Utf8::Char(wc, n) => {
+                self.counts.chars += 1;
+                self.wide_char(wc);
+                Some(n)
+            }
+            Utf8::Invalid => {
+                self.word_char(true);
+                Some(1)
+            }
+            Utf8::Incomplete => None,
+        }
+    }
+
     /// Completes a UTF-8 character begun at the end of the last chunk with the first bytes of
     /// `buf`; returns how many bytes of `buf` it took.
     fn finish_pending(&mut self, buf: &[u8]) -> usize {
@@ -348,17 +358,9 @@ impl<'a> Counter<'a> {
         self.pending_len = 0;
         let mut j = 0;
         while j < held {
-            match utf8_char(&tmp[j..avail]) {
-                Utf8::Char(wc, n) => {
-                    self.counts.chars += 1;
-                    self.wide_char(wc);
-                    j += n;
-                }
-                Utf8::Invalid => {
-                    self.word_char(true);
-                    j += 1;
-                }
-                Utf8::Incomplete => {
+            match self.utf8_step(&tmp[j..avail]) {
+                Some(n) => j += n,
+                None => {
                     // Still incomplete: the whole chunk (fewer than 4 bytes) joins the pending ones.
                     self.pending[..avail - j].copy_from_slice(&tmp[j..avail]);
                     self.pending_len = avail - j;

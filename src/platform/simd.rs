@@ -37,11 +37,6 @@ pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
     imp::count_byte(buf, byte)
 }
 
-/// How many bytes of `buf` are UTF-8 continuation bytes (0x80..=0xBF).
-pub fn count_continuation(buf: &[u8]) -> u64 {
-    imp::count_continuation(buf)
-}
-
 /// Bit i of the result is set when `block[i]` is 0x80 or above (not ASCII).
 #[inline]
 pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
@@ -58,12 +53,6 @@ mod imp {
     pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
         unsafe { count_matching_sse2(buf, |v| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8)), |b| b == byte) }
-    }
-
-    pub fn count_continuation(buf: &[u8]) -> u64 {
-        // As signed bytes 0x80..=0xbf are -128..=-65: "less than -64".
-        // SAFETY: as above.
-        unsafe { count_matching_sse2(buf, |v| _mm_cmplt_epi8(v, _mm_set1_epi8(-64)), |b| (0x80..0xc0).contains(&b)) }
     }
 
     /// Counts the bytes whose lane `matches` sets to 0xff: the 0xff lanes (-1) are subtracted
@@ -154,10 +143,6 @@ mod imp {
         buf.iter().filter(|&&b| b == byte).count() as u64
     }
 
-    pub fn count_continuation(buf: &[u8]) -> u64 {
-        buf.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64
-    }
-
     #[inline]
     pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
         block.iter().enumerate().fold(0, |mask, (i, &b)| mask | (u64::from(b >> 7) << i))
@@ -189,7 +174,7 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
-    use super::{control_or_high_mask64, count_byte, count_continuation, eq_mask64};
+    use super::{control_or_high_mask64, count_byte, eq_mask64};
 
     #[test]
     fn counts_match_a_plain_count_for_every_length() {
@@ -198,7 +183,6 @@ mod tests {
             let buf = &data[..len];
             assert_eq!(count_byte(buf, b'\n'), buf.iter().filter(|&&b| b == b'\n').count() as u64);
             assert_eq!(count_byte(buf, 0x9b), buf.iter().filter(|&&b| b == 0x9b).count() as u64);
-            assert_eq!(count_continuation(buf), buf.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
         }
         // More than 255 * 16 matching bytes in a row (the byte counters must not wrap).
         let all = vec![b'\n'; 100_000];

@@ -109,10 +109,6 @@ impl<'a> Counter<'a> {
     pub fn feed(&mut self, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
-        if self.utf8 && !self.want.words && !self.want.max_line_length {
-            self.chars_and_lines(&buf[i..]);
-            return;
-        }
         let block_path = !self.want.max_line_length && self.classes.standard_spaces;
         while i < buf.len() {
             if block_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
@@ -156,13 +152,15 @@ impl<'a> Counter<'a> {
     /// 64 bytes of ASCII (or of a single-byte locale) without -L.
     #[inline]
     fn block(&mut self, block: &[u8; 64]) {
-        let space = platform::simd::ascii_space_mask64(block, self.classes.space_a0);
         let lf = platform::simd::eq_mask64(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
-        // A word ends where a space follows a non-space (the carry is the previous byte).
-        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
-        self.counts.words += u64::from((space & prev_nonspace).count_ones());
-        self.in_word = space >> 63 == 0;
+        if self.want.words {
+            let space = platform::simd::ascii_space_mask64(block, self.classes.space_a0);
+            // A word ends where a space follows a non-space (the carry is the previous byte).
+            let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+            self.counts.words += u64::from((space & prev_nonspace).count_ones());
+            self.in_word = space >> 63 == 0;
+        }
         if self.multibyte {
             self.counts.chars += 64;
         }
@@ -281,14 +279,15 @@ impl<'a> Counter<'a> {
 
     /// UTF-8 without -L: a 64-byte window at `buf[at..]` holding some non-ASCII characters.
     /// ASCII white space comes from the SIMD mask; each non-ASCII character is decoded and, if
-    /// it is white space, all its bytes are marked as space; invalid bytes are word bytes. Then
-    /// words, lines and characters are counted from the masks as for an ASCII block. The window
+    /// it is white space, all its bytes are marked as space; invalid bytes are word bytes and
+    /// no character. Then words, lines and characters are counted from the masks as for an
+    /// ASCII block (for -m alone the masks measured as fast as std's UTF-8 validation). The window
     /// ends before a character that would cross its end. Returns the bytes used (0: leave this
     /// window to the character loop).
     fn mixed_block(&mut self, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
         let high = platform::simd::high_bit_mask64(block);
-        let mut space = platform::simd::ascii_space_mask64(block, false);
+        let mut space = if self.want.words { platform::simd::ascii_space_mask64(block, false) } else { 0 };
         let mut pending = high;
         let mut end = 64;
         let mut wide_chars = 0u64;
@@ -301,7 +300,7 @@ impl<'a> Counter<'a> {
                         break;
                     }
                     let bytes = ((1u64 << n) - 1) << p;
-                    if platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc)) {
+                    if self.want.words && (platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc))) {
                         space |= bytes;
                     }
                     wide_chars += 1;
@@ -318,12 +317,14 @@ impl<'a> Counter<'a> {
             return 0;
         }
         let valid = if end == 64 { u64::MAX } else { (1u64 << end) - 1 };
-        let space = space & valid;
         let lf = platform::simd::eq_mask64(block, b'\n') & valid;
         self.counts.lines += u64::from(lf.count_ones());
-        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
-        self.counts.words += u64::from((space & prev_nonspace & valid).count_ones());
-        self.in_word = space >> (end - 1) & 1 == 0;
+        if self.want.words {
+            let space = space & valid;
+            let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+            self.counts.words += u64::from((space & prev_nonspace & valid).count_ones());
+            self.in_word = space >> (end - 1) & 1 == 0;
+        }
         self.counts.chars += u64::from((!high & valid).count_ones()) + wide_chars;
         end
     }
@@ -369,35 +370,6 @@ impl<'a> Counter<'a> {
             }
         }
         j - held
-    }
-
-    /// UTF-8 without -w and -L: characters are the bytes that are not continuation bytes, as
-    /// long as the text is valid (checked by the standard library); invalid stretches go
-    /// through the character loop.
-    fn chars_and_lines(&mut self, mut rest: &[u8]) {
-        while !rest.is_empty() {
-            let valid = match std::str::from_utf8(rest) {
-                Ok(_) => rest.len(),
-                Err(e) => e.valid_up_to(),
-            };
-            let (good, bad) = rest.split_at(valid);
-            self.counts.chars += good.len() as u64 - platform::simd::count_continuation(good);
-            self.counts.lines += platform::simd::count_byte(good, b'\n');
-            if bad.is_empty() {
-                return;
-            }
-            match utf8_char(bad) {
-                Utf8::Incomplete => {
-                    self.pending[..bad.len()].copy_from_slice(bad);
-                    self.pending_len = bad.len();
-                    return;
-                }
-                Utf8::Char(..) | Utf8::Invalid => {
-                    // Not a character: a byte that counts for nothing here.
-                    rest = &bad[1..];
-                }
-            }
-        }
     }
 
     /// One decoded character that came through `mbrtowc`.

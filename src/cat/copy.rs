@@ -4,7 +4,7 @@
 //!
 //! | input \ output   | pipe   | regular file      | anything else (socket, /dev/null, tty) |
 //! |------------------|--------|-------------------|----------------------------------------|
-//! | regular file     | splice | copy_file_range   | splice through a relay pipe (char devices such as /dev/null), else sendfile |
+//! | regular file     | splice | copy_file_range (splice through a relay pipe on ext4 and tmpfs) | splice through a relay pipe (char devices such as /dev/null), else sendfile |
 //! | pipe             | splice | splice            | splice                                 |
 //! | other            | splice | read/write        | read/write                             |
 //!
@@ -91,8 +91,15 @@ impl Copier {
             // FreeBSD: copy_file_range without the splice family.
             method = Method::ReadWrite;
         }
+        if method == Method::CopyFileRange
+            && platform::ZERO_COPY
+            && in_info.size > SMALL_FILE
+            && platform::copy_is_plain_splice(output)
+        {
+            method = Method::Relay;
+        }
         if method == Method::Relay && (in_info.size <= SMALL_FILE || self.relay_pipe().is_none()) {
-            method = Method::Sendfile;
+            method = if out_info.kind == FileKind::Regular { Method::CopyFileRange } else { Method::Sendfile };
         }
         if method == Method::Splice && out_info.kind == FileKind::Pipe && !self.pipe_grown {
             // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.

@@ -37,3 +37,18 @@ fn detect() -> Features {
 fn detect() -> Features {
     Features::default()
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn detection_is_cached_and_consistent() {
+        let first = super::features();
+        assert_eq!(first, super::features());
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SSE2 is part of x86-64; AVX-512BW implies AVX2 on every CPU that has it.
+            assert!(first.sse2);
+            assert!(!first.avx512bw || first.avx2);
+        }
+    }
+}

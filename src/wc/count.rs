@@ -45,6 +45,8 @@ pub struct ByteClasses {
     /// fast path's SIMD mask can stand for the table.
     standard_spaces: bool,
     space_a0: bool,
+    /// `print` is exactly 0x20..=0x7e among ASCII bytes: -L's block path can assume width 1.
+    standard_print: bool,
 }
 
 impl ByteClasses {
@@ -63,7 +65,8 @@ impl ByteClasses {
         }
         let space_a0 = space[0xa0];
         let standard_spaces = (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || (b == 0xa0 && space_a0)));
-        ByteClasses { space, print, standard_spaces, space_a0 }
+        let standard_print = (0..128).all(|b| print[b] == (0x20..0x7f).contains(&b));
+        ByteClasses { space, print, standard_spaces, space_a0, standard_print }
     }
 }
 
@@ -110,7 +113,19 @@ impl<'a> Counter<'a> {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
         let block_path = !self.want.max_line_length && self.classes.standard_spaces;
+        let width_path = self.want.max_line_length && self.classes.standard_spaces && self.classes.standard_print;
         while i < buf.len() {
+            if width_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
+                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                if self.width_block(block) {
+                    i += 64;
+                    continue;
+                }
+                // Tabs, controls or non-ASCII here: this block by the byte/character loop.
+                let end = i + 64;
+                i = if self.multibyte { self.multibyte_run(buf, i, end) } else { self.unibyte_run(buf, i, end) };
+                continue;
+            }
             if block_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
                 let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
                 if !self.multibyte || platform::simd::high_bit_mask64(block) == 0 {
@@ -164,6 +179,37 @@ impl<'a> Counter<'a> {
         if self.multibyte {
             self.counts.chars += 64;
         }
+    }
+
+    /// -L: a block of printable ASCII, spaces and LFs only (else false, nothing counted): every
+    /// byte but LF is one column, so line widths are the distances between the LFs.
+    #[inline]
+    fn width_block(&mut self, block: &[u8; 64]) -> bool {
+        let lf = platform::simd::eq_mask64(block, b'\n');
+        if platform::simd::control_or_high_mask64(block) & !lf != 0 {
+            return false;
+        }
+        self.counts.lines += u64::from(lf.count_ones());
+        if self.want.words {
+            let space = platform::simd::eq_mask64(block, b' ') | lf;
+            let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+            self.counts.words += u64::from((space & prev_nonspace).count_ones());
+            self.in_word = space >> 63 == 0;
+        }
+        let mut ends = lf;
+        let mut start = 0;
+        while ends != 0 {
+            let at = ends.trailing_zeros() as u64;
+            ends &= ends - 1;
+            self.counts.max_line_length = self.counts.max_line_length.max(self.line_pos + at - start);
+            self.line_pos = 0;
+            start = at + 1;
+        }
+        self.line_pos += 64 - start;
+        if self.multibyte {
+            self.counts.chars += 64;
+        }
+        true
     }
 
     /// GNU's single-byte loop over `buf[from..to]`; returns `to`.

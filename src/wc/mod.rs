@@ -211,13 +211,21 @@ impl Wc {
         [w.lines, w.words, w.chars, w.bytes, w.max_line_length].iter().filter(|&&b| b).count()
     }
 
+    /// GNU's column width for these inputs (None: standard input without a name); it stays 1
+    /// for a single count of a single input and for --total=only. Names that cannot be
+    /// stat'ed (missing, empty) do not count.
+    fn set_width(&mut self, names: &[Option<&[u8]>]) {
+        if (names.len() == 1 && self.counts_wanted() == 1) || self.total == TotalMode::Only {
+            return;
+        }
+        let stats: Vec<Option<FileInfo>> = names.iter().map(|n| input_stat(*n)).collect();
+        self.width = number_width(&stats);
+    }
+
     fn run_operands(&mut self, operands: Vec<OsString>) -> io::Result<()> {
         let names: Vec<Option<Vec<u8>>> =
             if operands.is_empty() { vec![None] } else { operands.into_iter().map(|o| Some(o.into_vec())).collect() };
-        if !(names.len() == 1 && self.counts_wanted() == 1) && self.total != TotalMode::Only {
-            let stats: Vec<Option<FileInfo>> = names.iter().map(|n| input_stat(n.as_deref())).collect();
-            self.width = number_width(&stats);
-        }
+        self.set_width(&names.iter().map(|n| n.as_deref()).collect::<Vec<_>>());
         for name in &names {
             match name {
                 Some(name) if name.is_empty() => {
@@ -266,11 +274,7 @@ impl Wc {
                     }
                 }
             }
-            if !(all.len() == 1 && self.counts_wanted() == 1) && self.total != TotalMode::Only {
-                let stats: Vec<Option<FileInfo>> =
-                    all.iter().filter(|n| !n.is_empty()).map(|n| input_stat(Some(n))).collect();
-                self.width = number_width(&stats);
-            }
+            self.set_width(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
             for name in &all {
                 n_args += 1;
                 self.list_entry(list_name, from_stdin, name, n_args)?;

@@ -517,9 +517,10 @@ mod tests {
         c
     }
 
-    fn count(input: &[u8], cuts: &[usize], want: Want) -> Counts {
-        let classes = ByteClasses::new(Charset::Unibyte, false);
-        let mut counter = Counter::new(want, &classes, Charset::Unibyte, false);
+    /// Counts `input` fed in the chunks that `cuts` (sorted offsets) make.
+    fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
+        let classes = ByteClasses::new(charset, false);
+        let mut counter = Counter::new(want, &classes, charset, false);
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             counter.feed(&input[prev..cut]);
@@ -556,17 +557,6 @@ mod tests {
         out
     }
 
-    fn count_utf8(input: &[u8], cuts: &[usize], want: Want) -> Counts {
-        let classes = ByteClasses::new(Charset::Utf8, false);
-        let mut counter = Counter::new(want, &classes, Charset::Utf8, false);
-        let mut prev = 0;
-        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-            counter.feed(&input[prev..cut]);
-            prev = cut;
-        }
-        counter.finish()
-    }
-
     #[test]
     fn utf8_paths_agree_whatever_the_chunk_boundaries() {
         // The character loop (-L on) is the reference for the mixed-block path (-L off), the
@@ -575,14 +565,14 @@ mod tests {
         for round in 0..300 {
             let input = utf8_noise(1 + round * 7, &mut seed);
             let all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
-            let reference = count_utf8(&input, &[], all);
+            let reference = count(Charset::Utf8, &input, &[], all);
             let mut cuts: Vec<usize> = (0..4).map(|k| (seed as usize >> (k * 8)) % (input.len() + 1)).collect();
             cuts.sort();
-            assert_eq!(count_utf8(&input, &cuts, all), reference, "round {round} cuts {cuts:?}");
+            assert_eq!(count(Charset::Utf8, &input, &cuts, all), reference, "round {round} cuts {cuts:?}");
             // Without -L the longest line is not computed (and not printed).
-            let no_l = count_utf8(&input, &cuts, Want { max_line_length: false, ..all });
+            let no_l = count(Charset::Utf8, &input, &cuts, Want { max_line_length: false, ..all });
             assert_eq!(no_l, Counts { max_line_length: no_l.max_line_length, ..reference }, "round {round}");
-            let chars = count_utf8(&input, &cuts, Want { lines: true, chars: true, ..Want::default() });
+            let chars = count(Charset::Utf8, &input, &cuts, Want { lines: true, chars: true, ..Want::default() });
             assert_eq!((chars.chars, chars.lines, chars.bytes), (reference.chars, reference.lines, reference.bytes));
         }
     }
@@ -613,8 +603,8 @@ mod tests {
             let want_all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
             let want_fast = Want { max_line_length: false, ..want_all };
             let expected = reference_c(&input);
-            assert_eq!(count(&input, &cuts, want_all), expected);
-            let fast = count(&input, &cuts, want_fast);
+            assert_eq!(count(Charset::Unibyte, &input, &cuts, want_all), expected);
+            let fast = count(Charset::Unibyte, &input, &cuts, want_fast);
             assert_eq!(fast, Counts { max_line_length: fast.max_line_length, ..expected });
             assert_eq!(count_lines(&input), expected.lines);
         }

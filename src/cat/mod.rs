@@ -198,8 +198,7 @@ impl Cat {
             return false;
         };
         if platform::is_append(platform::STDOUT) {
-            let size = platform::fstat(fd).map_or(0, |i| i.size);
-            return in_pos < size;
+            return in_pos < input.size;
         }
         match platform::current_offset(platform::STDOUT) {
             Ok(out_pos) => in_pos < out_pos,

@@ -12,7 +12,7 @@ pub mod format;
 
 pub use cli::command;
 
-use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::getopt::Getopt;
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
@@ -35,7 +35,7 @@ const FORMAT_READ: usize = 64 * 1024;
 pub fn main(args: Vec<OsString>) -> i32 {
     let cmd = command();
     let mut opts = Options::default();
-    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    let mut scan = Getopt::for_command(&cmd, args);
     for item in scan.by_ref() {
         let opt = match item {
             Ok(opt) => opt,

@@ -129,6 +129,12 @@ impl Getopt {
         Getopt { table, args: args.into_iter(), cluster: Vec::new(), operands: Vec::new(), ordering, done: false }
     }
 
+    /// The scanner for a tool's own `Command`, with GNU's default ordering (options anywhere
+    /// before `--`, unless POSIXLY_CORRECT).
+    pub fn for_command(cmd: &Command, args: Vec<OsString>) -> Getopt {
+        Getopt::new(option_table(cmd), args, Ordering::Permute)
+    }
+
     /// The operands, in order; call once the iterator has returned `None`.
     pub fn into_operands(mut self) -> Vec<OsString> {
         self.operands.extend(self.args);

@@ -12,7 +12,7 @@ pub mod count;
 
 pub use cli::command;
 
-use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::getopt::Getopt;
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use count::{ByteClasses, Counter, Counts, Want};
@@ -43,7 +43,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let mut files0_from: Option<OsString> = None;
     let mut total = TotalMode::Auto;
     let mut debug = false;
-    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    let mut scan = Getopt::for_command(&cmd, args);
     for item in scan.by_ref() {
         let opt = match item {
             Ok(opt) => opt,

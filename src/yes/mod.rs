@@ -12,7 +12,7 @@ mod cli;
 
 pub use cli::command;
 
-use crate::common::getopt::{self, Getopt, Ordering};
+use crate::common::getopt::Getopt;
 use crate::common::{diag, help, sink};
 use crate::platform::{self, FileKind, PageBuffer};
 use std::ffi::OsString;
@@ -35,7 +35,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let cmd = command();
     // GNU's parse_gnu_standard_options_only makes one getopt_long call: the first option found
     // (anywhere before `--`, unless POSIXLY_CORRECT) decides, and later ones are not looked at.
-    let mut scan = Getopt::new(getopt::option_table(&cmd), args, Ordering::Permute);
+    let mut scan = Getopt::for_command(&cmd, args);
     match scan.next() {
         Some(Ok(opt)) if opt.id == "help" => return help::print_help(&cmd),
         Some(Ok(_)) => return help::emit(&help::version_text("yes")),

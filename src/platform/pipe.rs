@@ -132,6 +132,8 @@ pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
 }
 
 /// The largest capacity an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`).
+/// Read once per process (cat may ask for each large input).
 pub fn pipe_max_size() -> Option<usize> {
-    imp::pipe_max_size()
+    static MAX: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *MAX.get_or_init(imp::pipe_max_size)
 }

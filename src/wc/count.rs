@@ -152,7 +152,7 @@ impl<'a> Counter<'a> {
             self.word_char(true);
         }
         self.pending_len = 0;
-        if self.partial && !self.utf8 {
+        if self.partial {
             // An incomplete character at the end: invalid bytes, which belong to a word.
             self.in_word = true;
         }

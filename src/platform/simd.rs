@@ -1,9 +1,59 @@
 //! Small SIMD building blocks with one portable signature each: an SSE2 version on x86-64
 //! (SSE2 is part of the x86-64 baseline, so no run-time detection is needed) and a SWAR version
-//! everywhere else. Run-time-dispatched AVX2/AVX-512 kernels (wc) live beside these.
+//! everywhere else and with the `portable` feature. The byte counter behind `wc -l` also has
+//! AVX2 and AVX-512 versions, chosen at run time by what the CPU has ([`Kernel::best`]).
 
-/// The instruction set the block masks use, for `wc --debug`.
-pub const LINE_KERNEL: &str = if cfg!(target_arch = "x86_64") { "sse2" } else { "portable" };
+use std::sync::OnceLock;
+
+/// An instruction set a kernel is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Plain Rust, 8 bytes at a time (SWAR): every machine.
+    Portable,
+    Sse2,
+    Avx2,
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel, slowest first.
+    pub const ALL: [Kernel; 4] = [Kernel::Portable, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512];
+
+    /// The name `wc --debug` prints (GNU's names for the same instruction sets).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Sse2 => "sse2",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Whether this build has the kernel and this CPU can run it.
+    pub fn is_available(self) -> bool {
+        let features = super::cpu::features();
+        match self {
+            Kernel::Portable => true,
+            Kernel::Sse2 => imp::HAS_X86_KERNELS && features.sse2,
+            Kernel::Avx2 => imp::HAS_X86_KERNELS && features.avx2,
+            Kernel::Avx512 => imp::HAS_X86_KERNELS && features.avx512bw,
+        }
+    }
+
+    /// The fastest kernel this CPU runs, decided once. `RAPIDUTILS_SIMD=portable|sse2|avx2|avx512`
+    /// picks a slower one instead (for tests and comparisons; a kernel the CPU lacks is ignored).
+    pub fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            let fastest = *Kernel::ALL.iter().rev().find(|k| k.is_available()).unwrap_or(&Kernel::Portable);
+            let wanted = std::env::var_os("RAPIDUTILS_SIMD");
+            match Kernel::ALL.iter().find(|k| wanted.as_deref() == Some(std::ffi::OsStr::new(k.name()))) {
+                Some(&k) if k.is_available() => k,
+                _ => fastest,
+            }
+        })
+    }
+}
 
 /// Bit i of the result is set when `block[i] == byte`.
 #[inline]
@@ -22,19 +72,56 @@ pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
 /// or 0xA0 when `with_a0`.
 #[inline]
 pub fn ascii_space_mask64(block: &[u8; 64], with_a0: bool) -> u64 {
-    let mut mask = eq_mask64(block, b' ');
-    for byte in 9..=13 {
-        mask |= eq_mask64(block, byte);
-    }
-    if with_a0 {
-        mask |= eq_mask64(block, 0xa0);
-    }
-    mask
+    let mask = imp::ascii_space_mask64(block);
+    if with_a0 { mask | eq_mask64(block, 0xa0) } else { mask }
 }
 
-/// How many bytes of `buf` equal `byte`.
+/// How many bytes of `buf` equal `byte`, with the best kernel.
 pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
-    imp::count_byte(buf, byte)
+    count_byte_with(Kernel::best(), buf, byte)
+}
+
+/// How many bytes of `buf` equal `byte`, with `kernel` (the portable one if it is not available).
+pub fn count_byte_with(kernel: Kernel, buf: &[u8], byte: u8) -> u64 {
+    if !kernel.is_available() {
+        return swar_count_byte(buf, byte);
+    }
+    match kernel {
+        Kernel::Portable => swar_count_byte(buf, byte),
+        Kernel::Sse2 => imp::count_byte_sse2(buf, byte),
+        Kernel::Avx2 => imp::count_byte_avx2(buf, byte),
+        Kernel::Avx512 => imp::count_byte_avx512(buf, byte),
+    }
+}
+
+/// The portable byte count: 8 bytes at a time, matches found by an exact zero-byte test and
+/// summed in byte lanes (at most 255 words between flushes, so a lane cannot wrap).
+fn swar_count_byte(buf: &[u8], byte: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let spread = u64::from(byte) * ONES;
+    let mut words = buf.chunks_exact(8);
+    let mut total = 0u64;
+    loop {
+        let mut lanes = 0u64;
+        let mut n = 0;
+        for word in words.by_ref().take(255) {
+            let t = u64::from_le_bytes(word.try_into().unwrap()) ^ spread;
+            // 0x80 in each byte of t that is zero, exactly (no borrow between bytes).
+            let zero = !(((t & LOW7) + LOW7) | t | LOW7);
+            lanes += zero >> 7;
+            n += 1;
+        }
+        // Sum the 8 byte lanes (each at most 255).
+        total += (lanes & 0x00ff_00ff_00ff_00ff)
+            .wrapping_add((lanes >> 8) & 0x00ff_00ff_00ff_00ff)
+            .wrapping_mul(0x0001_0001_0001_0001)
+            >> 48;
+        if n < 255 {
+            break;
+        }
+    }
+    total + words.remainder().iter().filter(|&&b| b == byte).count() as u64
 }
 
 /// Bit i of the result is set when `block[i]` is 0x80 or above (not ASCII).
@@ -43,22 +130,29 @@ pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
     imp::high_bit_mask64(block)
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod imp {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_movemask_epi8,
-        _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_srli_si128, _mm_sub_epi8,
+        __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64, _mm_loadu_si128,
+        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_srli_si128,
+        _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
+        _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8,
+        _mm512_set1_epi8, _mm512_setzero_si512, _mm512_sub_epi8,
     };
 
-    pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
+    pub const HAS_X86_KERNELS: bool = true;
+
+    pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
-        unsafe { count_matching_sse2(buf, |v| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8)), |b| b == byte) }
+        unsafe { count_byte_sse2_inner(buf, byte) }
     }
 
-    /// Counts the bytes whose lane `matches` sets to 0xff: the 0xff lanes (-1) are subtracted
-    /// into byte counters, which are summed into 64-bit lanes every 255 blocks.
+    /// The matching lanes (0xff, that is -1) are subtracted into byte counters, which are
+    /// summed into 64-bit lanes every 255 blocks.
     #[target_feature(enable = "sse2")]
-    fn count_matching_sse2(buf: &[u8], matches: impl Fn(__m128i) -> __m128i, scalar: impl Fn(u8) -> bool) -> u64 {
+    fn count_byte_sse2_inner(buf: &[u8], byte: u8) -> u64 {
+        let needle = _mm_set1_epi8(byte as i8);
         let mut total = _mm_setzero_si128();
         let mut blocks = buf.chunks_exact(16);
         loop {
@@ -67,7 +161,7 @@ mod imp {
             for block in blocks.by_ref().take(255) {
                 // SAFETY: `block` is 16 readable bytes; no alignment is required.
                 let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
-                counters = _mm_sub_epi8(counters, matches(v));
+                counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, needle));
                 n += 1;
             }
             total = _mm_add_epi64(total, _mm_sad_epu8(counters, _mm_setzero_si128()));
@@ -76,7 +170,77 @@ mod imp {
             }
         }
         let sum = _mm_cvtsi128_si64(total) as u64 + _mm_cvtsi128_si64(_mm_srli_si128(total, 8)) as u64;
-        sum + blocks.remainder().iter().filter(|&&b| scalar(b)).count() as u64
+        sum + super::swar_count_byte(blocks.remainder(), byte)
+    }
+
+    pub fn count_byte_avx2(buf: &[u8], byte: u8) -> u64 {
+        assert!(std::arch::is_x86_feature_detected!("avx2"));
+        // SAFETY: the CPU has AVX2 (checked just above).
+        unsafe { count_byte_avx2_inner(buf, byte) }
+    }
+
+    /// As the SSE2 count, 32 bytes at a time with two independent counters.
+    #[target_feature(enable = "avx2")]
+    fn count_byte_avx2_inner(buf: &[u8], byte: u8) -> u64 {
+        let needle = _mm256_set1_epi8(byte as i8);
+        let zero = _mm256_setzero_si256();
+        let mut total = _mm256_setzero_si256();
+        let mut blocks = buf.chunks_exact(64);
+        loop {
+            let (mut a, mut b) = (zero, zero);
+            let mut n = 0;
+            for block in blocks.by_ref().take(255) {
+                // SAFETY: `block` is 64 readable bytes; _mm256_loadu_si256 needs no alignment.
+                let (x, y) = unsafe {
+                    let p = block.as_ptr().cast::<__m256i>();
+                    (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
+                };
+                a = _mm256_sub_epi8(a, _mm256_cmpeq_epi8(x, needle));
+                b = _mm256_sub_epi8(b, _mm256_cmpeq_epi8(y, needle));
+                n += 1;
+            }
+            total = _mm256_add_epi64(total, _mm256_add_epi64(_mm256_sad_epu8(a, zero), _mm256_sad_epu8(b, zero)));
+            if n < 255 {
+                break;
+            }
+        }
+        let halves = _mm_add_epi64(_mm256_extracti128_si256::<0>(total), _mm256_extracti128_si256::<1>(total));
+        let sum = _mm_cvtsi128_si64(halves) as u64 + _mm_cvtsi128_si64(_mm_srli_si128(halves, 8)) as u64;
+        sum + count_byte_sse2_inner(blocks.remainder(), byte)
+    }
+
+    pub fn count_byte_avx512(buf: &[u8], byte: u8) -> u64 {
+        assert!(std::arch::is_x86_feature_detected!("avx512bw"));
+        // SAFETY: the CPU has AVX-512BW (checked just above), which implies AVX-512F.
+        unsafe { count_byte_avx512_inner(buf, byte) }
+    }
+
+    /// As the AVX2 count, 64 bytes at a time with two independent counters.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn count_byte_avx512_inner(buf: &[u8], byte: u8) -> u64 {
+        let needle = _mm512_set1_epi8(byte as i8);
+        let zero = _mm512_setzero_si512();
+        let mut total = _mm512_setzero_si512();
+        let mut blocks = buf.chunks_exact(128);
+        loop {
+            let (mut a, mut b) = (zero, zero);
+            let mut n = 0;
+            for block in blocks.by_ref().take(255) {
+                // SAFETY: `block` is 128 readable bytes; _mm512_loadu_si512 needs no alignment.
+                let (x, y) = unsafe {
+                    let p = block.as_ptr().cast::<__m512i>();
+                    (_mm512_loadu_si512(p), _mm512_loadu_si512(p.add(1)))
+                };
+                a = _mm512_sub_epi8(a, _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(x, needle)));
+                b = _mm512_sub_epi8(b, _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(y, needle)));
+                n += 1;
+            }
+            total = _mm512_add_epi64(total, _mm512_add_epi64(_mm512_sad_epu8(a, zero), _mm512_sad_epu8(b, zero)));
+            if n < 255 {
+                break;
+            }
+        }
+        _mm512_reduce_add_epi64(total) as u64 + count_byte_sse2_inner(blocks.remainder(), byte)
     }
 
     #[inline]
@@ -118,6 +282,29 @@ mod imp {
     }
 
     #[inline]
+    pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { ascii_space_mask64_sse2(block) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn ascii_space_mask64_sse2(block: &[u8; 64]) -> u64 {
+        // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE.
+        let nine = _mm_set1_epi8(9);
+        let four = _mm_set1_epi8(4);
+        let space = _mm_set1_epi8(b' ' as i8);
+        let mut mask = 0u64;
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 readable bytes and _mm_loadu_si128 has no alignment requirement.
+            let v = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            let x = _mm_sub_epi8(v, nine);
+            let hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, four), x), _mm_cmpeq_epi8(v, space));
+            mask |= (_mm_movemask_epi8(hit) as u32 as u64) << (16 * k);
+        }
+        mask
+    }
+
+    #[inline]
     pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
         unsafe { eq_mask64_sse2(block, byte) }
@@ -137,10 +324,24 @@ mod imp {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
 mod imp {
-    pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
-        buf.iter().filter(|&&b| b == byte).count() as u64
+    pub const HAS_X86_KERNELS: bool = false;
+
+    pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
+        unreachable!("no x86 kernels in this build")
+    }
+
+    pub use count_byte_sse2 as count_byte_avx2;
+    pub use count_byte_sse2 as count_byte_avx512;
+
+    #[inline]
+    pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
+        let mut mask = eq_mask64(block, b' ');
+        for byte in 9..=13 {
+            mask |= eq_mask64(block, byte);
+        }
+        mask
     }
 
     #[inline]
@@ -174,19 +375,56 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
-    use super::{control_or_high_mask64, count_byte, eq_mask64};
+    use super::{Kernel, ascii_space_mask64, control_or_high_mask64, count_byte, count_byte_with, eq_mask64};
+
+    /// The kernels this build and CPU can run: the portable one always, and on x86-64 (without
+    /// the `portable` feature) at least SSE2, so a count path cannot silently go untested.
+    fn kernels() -> Vec<Kernel> {
+        let available: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.is_available()).collect();
+        assert!(available.contains(&Kernel::Portable));
+        if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
+            assert!(available.contains(&Kernel::Sse2));
+        } else {
+            assert_eq!(available, [Kernel::Portable]);
+        }
+        available
+    }
 
     #[test]
-    fn counts_match_a_plain_count_for_every_length() {
-        let data: Vec<u8> = (0..10_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-        for len in (0..300).chain([4079, 4080, 4081, 9999, 10_000]) {
-            let buf = &data[..len];
-            assert_eq!(count_byte(buf, b'\n'), buf.iter().filter(|&&b| b == b'\n').count() as u64);
-            assert_eq!(count_byte(buf, 0x9b), buf.iter().filter(|&&b| b == 0x9b).count() as u64);
+    fn every_kernel_counts_like_a_plain_count_for_every_length_and_alignment() {
+        let data: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for kernel in kernels() {
+            for start in 0..3 {
+                for len in (0..400).chain([4079, 4080, 4081, 9999, 16_383, 16_384, 19_997]) {
+                    let buf = &data[start..start + len];
+                    for byte in [b'\n', 0x9b, 0, 0xff] {
+                        let want = buf.iter().filter(|&&b| b == byte).count() as u64;
+                        assert_eq!(count_byte_with(kernel, buf, byte), want, "{kernel:?} len {len} byte {byte}");
+                    }
+                }
+            }
+            // More than 255 blocks of matching bytes in a row (byte counters must not wrap).
+            for len in [100_000, 255 * 128, 255 * 128 + 1, 256 * 128] {
+                assert_eq!(count_byte_with(kernel, &vec![b'\n'; len], b'\n'), len as u64, "{kernel:?}");
+            }
         }
-        // More than 255 * 16 matching bytes in a row (the byte counters must not wrap).
-        let all = vec![b'\n'; 100_000];
-        assert_eq!(count_byte(&all, b'\n'), 100_000);
+        assert!(Kernel::best().is_available());
+        assert_eq!(count_byte(b"a\nb\n\n", b'\n'), 3);
+    }
+
+    #[test]
+    fn ascii_space_mask_marks_exactly_those_bytes() {
+        for start in 0..4u16 {
+            let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
+            for a0 in [false, true] {
+                let want: u64 = block
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| u64::from(matches!(b, 9..=13 | 32) || (a0 && b == 0xa0)) << i)
+                    .sum();
+                assert_eq!(ascii_space_mask64(&block, a0), want);
+            }
+        }
     }
 
     #[test]

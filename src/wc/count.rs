@@ -10,6 +10,7 @@
 //! Words are counted where they end, as GNU counts them, so the block and byte paths agree.
 
 use crate::platform::{self, Charset, MbDecoder, MbStep};
+use std::cell::OnceCell;
 
 /// What to count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,6 +37,43 @@ fn is_nbspace(wc: u32) -> bool {
     matches!(wc, 0x00a0 | 0x2007 | 0x202f | 0x2060)
 }
 
+/// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
+/// `iswprint`, `wcwidth`), asked once per 256-character page of the Basic Multilingual Plane
+/// and kept: one table look-up per character instead of three library calls.
+pub struct WideClasses {
+    posixly_correct: bool,
+    pages: [OnceCell<Box<[u8; 256]>>; 256],
+}
+
+/// A [`WideClasses`] entry: the column width (0 when not printable) in the low bits...
+const WIDTH_BITS: u8 = 0b11;
+/// ...and whether the character separates words.
+const SPACE_BIT: u8 = 0b100;
+
+impl WideClasses {
+    fn new(posixly_correct: bool) -> WideClasses {
+        WideClasses { posixly_correct, pages: [const { OnceCell::new() }; 256] }
+    }
+
+    /// The entry of one character, straight from the C library.
+    fn classify(&self, wc: u32) -> u8 {
+        let width = if platform::is_printable_wide(wc) { platform::char_width(wc).clamp(0, 3) as u8 } else { 0 };
+        let space = platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc));
+        width | if space { SPACE_BIT } else { 0 }
+    }
+
+    #[inline]
+    fn get(&self, wc: u32) -> u8 {
+        match self.pages.get((wc >> 8) as usize) {
+            Some(page) => page.get_or_init(|| {
+                let base = wc & !0xff;
+                Box::new(std::array::from_fn(|i| self.classify(base + i as u32)))
+            })[(wc & 0xff) as usize],
+            None => self.classify(wc),
+        }
+    }
+}
+
 /// Character classes of single bytes (all bytes in a single-byte locale, ASCII in a multibyte
 /// one), from the C library.
 pub struct ByteClasses {
@@ -47,6 +85,9 @@ pub struct ByteClasses {
     space_a0: bool,
     /// `print` is exactly 0x20..=0x7e among ASCII bytes: -L's block path can assume width 1.
     standard_print: bool,
+    /// No byte above 0x7f is printable (single-byte locales such as C).
+    high_unprintable: bool,
+    wide: WideClasses,
 }
 
 impl ByteClasses {
@@ -66,7 +107,9 @@ impl ByteClasses {
         let space_a0 = space[0xa0];
         let standard_spaces = (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || (b == 0xa0 && space_a0)));
         let standard_print = (0..128).all(|b| print[b] == (0x20..0x7f).contains(&b));
-        ByteClasses { space, print, standard_spaces, space_a0, standard_print }
+        let high_unprintable = !print[0x80..].contains(&true);
+        let wide = WideClasses::new(posixly_correct);
+        ByteClasses { space, print, standard_spaces, space_a0, standard_print, high_unprintable, wide }
     }
 }
 
@@ -75,7 +118,6 @@ pub struct Counter<'a> {
     want: Want,
     classes: &'a ByteClasses,
     multibyte: bool,
-    posixly_correct: bool,
     counts: Counts,
     in_word: bool,
     line_pos: u64,
@@ -90,13 +132,12 @@ pub struct Counter<'a> {
 }
 
 impl<'a> Counter<'a> {
-    pub fn new(want: Want, classes: &'a ByteClasses, charset: Charset, posixly_correct: bool) -> Counter<'a> {
+    pub fn new(want: Want, classes: &'a ByteClasses, charset: Charset) -> Counter<'a> {
         let multibyte = charset != Charset::Unibyte;
         Counter {
             want,
             classes,
             multibyte,
-            posixly_correct,
             counts: Counts::default(),
             in_word: false,
             line_pos: 0,
@@ -112,37 +153,35 @@ impl<'a> Counter<'a> {
     pub fn feed(&mut self, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
-        let block_path = !self.want.max_line_length && self.classes.standard_spaces;
-        let width_path = self.want.max_line_length && self.classes.standard_spaces && self.classes.standard_print;
-        while i < buf.len() {
-            if width_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
-                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
-                if self.width_block(block) {
-                    i += 64;
-                    continue;
-                }
-                // Tabs, controls or non-ASCII here: this block by the byte/character loop.
-                let end = i + 64;
-                i = if self.multibyte { self.multibyte_run(buf, i, end) } else { self.unibyte_run(buf, i, end) };
-                continue;
-            }
-            if block_path && !self.partial && self.pending_len == 0 && i + 64 <= buf.len() {
+        // The block paths need the C library's ASCII classes to be the usual ones, and UTF-8 or
+        // a single-byte locale (other multibyte encodings go through mbrtowc).
+        let blocks = self.classes.standard_spaces && (self.utf8 || !self.multibyte);
+        let width_path = blocks && self.want.max_line_length && self.classes.standard_print;
+        let block_path = blocks && !self.want.max_line_length;
+        while i + 64 <= buf.len() && (width_path || block_path) && !self.partial && self.pending_len == 0 {
+            let used = if width_path {
+                self.line_block::<true>(buf, i)
+            } else {
                 let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
                 if !self.multibyte || platform::simd::high_bit_mask64(block) == 0 {
                     self.block(block);
-                    i += 64;
-                    continue;
+                    64
+                } else {
+                    self.line_block::<false>(buf, i)
                 }
-                if self.utf8 {
-                    let used = self.mixed_block(buf, i);
-                    if used > 0 {
-                        i += used;
-                        continue;
-                    }
-                }
+            };
+            if used == 0 {
+                // A character that crosses the end of the chunk: the character loop keeps it.
+                break;
             }
-            let end = if block_path { (i + 64).min(buf.len()) } else { buf.len() };
-            i = if self.multibyte { self.multibyte_run(buf, i, end) } else { self.unibyte_run(buf, i, end) };
+            i += used;
+        }
+        if i < buf.len() {
+            if self.multibyte {
+                self.multibyte_run(buf, i, buf.len());
+            } else {
+                self.unibyte_run(buf, i, buf.len());
+            }
         }
     }
 
@@ -179,37 +218,6 @@ impl<'a> Counter<'a> {
         if self.multibyte {
             self.counts.chars += 64;
         }
-    }
-
-    /// -L: a block of printable ASCII, spaces and LFs only (else false, nothing counted): every
-    /// byte but LF is one column, so line widths are the distances between the LFs.
-    #[inline]
-    fn width_block(&mut self, block: &[u8; 64]) -> bool {
-        let lf = platform::simd::eq_mask64(block, b'\n');
-        if platform::simd::control_or_high_mask64(block) & !lf != 0 {
-            return false;
-        }
-        self.counts.lines += u64::from(lf.count_ones());
-        if self.want.words {
-            let space = platform::simd::eq_mask64(block, b' ') | lf;
-            let prev_nonspace = (!space << 1) | u64::from(self.in_word);
-            self.counts.words += u64::from((space & prev_nonspace).count_ones());
-            self.in_word = space >> 63 == 0;
-        }
-        let mut ends = lf;
-        let mut start = 0;
-        while ends != 0 {
-            let at = ends.trailing_zeros() as u64;
-            ends &= ends - 1;
-            self.counts.max_line_length = self.counts.max_line_length.max(self.line_pos + at - start);
-            self.line_pos = 0;
-            start = at + 1;
-        }
-        self.line_pos += 64 - start;
-        if self.multibyte {
-            self.counts.chars += 64;
-        }
-        true
     }
 
     /// GNU's single-byte loop over `buf[from..to]`; returns `to`.
@@ -323,46 +331,77 @@ impl<'a> Counter<'a> {
         i
     }
 
-    /// UTF-8 without -L: a 64-byte window at `buf[at..]` holding some non-ASCII characters.
-    /// ASCII white space comes from the SIMD mask; each non-ASCII character is decoded and, if
-    /// it is white space, all its bytes are marked as space; invalid bytes are word bytes and
-    /// no character. Then words, lines and characters are counted from the masks as for an
-    /// ASCII block (for -m alone the masks measured as fast as std's UTF-8 validation). The window
-    /// ends before a character that would cross its end. Returns the bytes used (0: leave this
-    /// window to the character loop).
-    fn mixed_block(&mut self, buf: &[u8], at: usize) -> usize {
+    /// A 64-byte window at `buf[at..]`, for -L (`WIDTH`) in a single-byte or UTF-8 locale, and
+    /// without -L for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters
+    /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` every byte
+    /// that is not printable ASCII (line ends, TAB, controls, non-ASCII), else the non-ASCII
+    /// bytes. Between events, printable ASCII advances the line by one column a byte. A non-ASCII
+    /// UTF-8 character is decoded and classified from the cached C-library classes (its bytes
+    /// join the space mask if it is white space); an invalid byte is a word byte, no character,
+    /// width 0. The window ends before a character that would cross its end. Returns the bytes
+    /// used (0: leave this window to the character loop).
+    #[inline]
+    fn line_block<const WIDTH: bool>(&mut self, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-        let high = platform::simd::high_bit_mask64(block);
-        let mut space = if self.want.words { platform::simd::ascii_space_mask64(block, false) } else { 0 };
-        let mut pending = high;
+        let high = if self.multibyte { platform::simd::high_bit_mask64(block) } else { 0 };
+        let mut space =
+            if self.want.words { platform::simd::ascii_space_mask64(block, self.classes.space_a0) } else { 0 };
+        // In a single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX), those
+        // bytes are not events: a run's width is its length less its high bytes.
+        let skip_high = WIDTH && !self.multibyte && self.classes.high_unprintable;
+        let high_unprintable = if skip_high { platform::simd::high_bit_mask64(block) } else { 0 };
+        let mut events = if WIDTH { platform::simd::control_or_high_mask64(block) & !high_unprintable } else { high };
         let mut end = 64;
+        let mut last = 0;
+        let mut pos = self.line_pos;
+        let mut longest = self.counts.max_line_length;
         let mut wide_chars = 0u64;
-        while pending != 0 {
-            let p = pending.trailing_zeros() as usize;
-            match utf8_char(&buf[at + p..]) {
-                Utf8::Char(wc, n) => {
-                    if p + n > 64 {
+        while events != 0 {
+            let p = events.trailing_zeros() as usize;
+            if WIDTH {
+                pos += (p - last) as u64 - u64::from((high_unprintable & span(last, p)).count_ones());
+            }
+            last = p;
+            let c = block[p];
+            let mut n = 1;
+            match c {
+                b'\n' | b'\r' | 0x0c => {
+                    longest = longest.max(pos);
+                    pos = 0;
+                }
+                b'\t' => pos += 8 - pos % 8,
+                0..=0x7f => {}
+                _ if self.utf8 => match utf8_char(&buf[at + p..]) {
+                    Utf8::Char(wc, len) if p + len <= 64 => {
+                        if WIDTH || self.want.words {
+                            let class = self.classes.wide.get(wc);
+                            pos += u64::from(class & WIDTH_BITS);
+                            if class & SPACE_BIT != 0 {
+                                space |= ((1u64 << len) - 1) << p;
+                            }
+                        }
+                        wide_chars += 1;
+                        n = len;
+                    }
+                    Utf8::Invalid => {}
+                    Utf8::Char(..) | Utf8::Incomplete => {
                         end = p;
                         break;
                     }
-                    let bytes = ((1u64 << n) - 1) << p;
-                    if self.want.words && (platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc))) {
-                        space |= bytes;
-                    }
-                    wide_chars += 1;
-                    pending &= !bytes;
-                }
-                Utf8::Invalid => pending &= !(1u64 << p),
-                Utf8::Incomplete => {
-                    end = p;
-                    break;
-                }
+                },
+                _ => pos += u64::from(self.classes.print[c as usize]),
             }
+            last = p + n;
+            events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
         }
         if end == 0 {
             return 0;
         }
-        let valid = if end == 64 { u64::MAX } else { (1u64 << end) - 1 };
+        if WIDTH {
+            self.line_pos = pos + (end - last) as u64 - u64::from((high_unprintable & span(last, end)).count_ones());
+            self.counts.max_line_length = longest;
+        }
+        let valid = u64::MAX >> (64 - end);
         let lf = platform::simd::eq_mask64(block, b'\n') & valid;
         self.counts.lines += u64::from(lf.count_ones());
         if self.want.words {
@@ -371,7 +410,9 @@ impl<'a> Counter<'a> {
             self.counts.words += u64::from((space & prev_nonspace & valid).count_ones());
             self.in_word = space >> (end - 1) & 1 == 0;
         }
-        self.counts.chars += u64::from((!high & valid).count_ones()) + wide_chars;
+        if self.multibyte {
+            self.counts.chars += u64::from((!high & valid).count_ones()) + wide_chars;
+        }
         end
     }
 
@@ -424,12 +465,16 @@ impl<'a> Counter<'a> {
             self.byte(wc as u8);
             return;
         }
-        if self.want.max_line_length && platform::is_printable_wide(wc) {
-            self.line_pos += platform::char_width(wc).max(0) as u64;
-        }
-        let space = platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc));
-        self.word_char(!space);
+        let class = self.classes.wide.get(wc);
+        self.line_pos += u64::from(class & WIDTH_BITS);
+        self.word_char(class & SPACE_BIT == 0);
     }
+}
+
+/// The bits `from..to` of a 64-bit mask (`from <= to <= 64`).
+#[inline]
+fn span(from: usize, to: usize) -> u64 {
+    (u64::MAX.checked_shl(from as u32).unwrap_or(0)) & !(u64::MAX.checked_shl(to as u32).unwrap_or(0))
 }
 
 /// One step of UTF-8 decoding.
@@ -444,7 +489,27 @@ enum Utf8 {
 /// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
 /// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
 /// inside a character that could still be valid.
+#[inline]
 fn utf8_char(bytes: &[u8]) -> Utf8 {
+    let lead = bytes[0];
+    // The common forms first: two bytes, and three bytes with no surrogate or overlong form.
+    if let [0xc2..=0xdf, b1, ..] = *bytes {
+        if b1 & 0xc0 != 0x80 {
+            return Utf8::Invalid;
+        }
+        return Utf8::Char((u32::from(lead & 0x1f) << 6) | u32::from(b1 & 0x3f), 2);
+    }
+    if let [0xe1..=0xec | 0xee..=0xef, b1, b2, ..] = *bytes {
+        if (b1 & 0xc0 != 0x80) | (b2 & 0xc0 != 0x80) {
+            return utf8_char_slow(bytes);
+        }
+        return Utf8::Char((u32::from(lead & 0x0f) << 12) | (u32::from(b1 & 0x3f) << 6) | u32::from(b2 & 0x3f), 3);
+    }
+    utf8_char_slow(bytes)
+}
+
+#[cold]
+fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
     let lead = bytes[0];
     let (len, second) = match lead {
         0x00..=0x7f => return Utf8::Char(u32::from(lead), 1),
@@ -520,7 +585,7 @@ mod tests {
     /// Counts `input` fed in the chunks that `cuts` (sorted offsets) make.
     fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
         let classes = ByteClasses::new(charset, false);
-        let mut counter = Counter::new(want, &classes, charset, false);
+        let mut counter = Counter::new(want, &classes, charset);
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             counter.feed(&input[prev..cut]);

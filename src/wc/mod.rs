@@ -85,7 +85,6 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let mut wc = Wc {
         want,
         charset,
-        posixly_correct,
         classes: ByteClasses::new(charset, posixly_correct),
         debug,
         total,
@@ -147,7 +146,6 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
 struct Wc {
     want: Want,
     charset: Charset,
-    posixly_correct: bool,
     classes: ByteClasses,
     debug: bool,
     total: TotalMode,
@@ -400,7 +398,7 @@ impl Wc {
             counts.chars = counts.bytes;
             return (counts, error);
         }
-        let mut counter = Counter::new(self.want, &self.classes, self.charset, self.posixly_correct);
+        let mut counter = Counter::new(self.want, &self.classes, self.charset);
         let error = self.buffers.read_all(fd, |chunk| counter.feed(chunk));
         let mut counts = counter.finish();
         if !count_chars {

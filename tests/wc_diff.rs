@@ -264,3 +264,77 @@ fn write_errors_end_promptly() {
         assert_eq!(out.stderr_text(), "wc: write error: No space left on device\n");
     }
 }
+
+/// Code points in groups of 16, each group one file: `a` + character, 16 times, then `a`, the
+/// whole repeated 5 times (over 64 bytes, at shifting offsets, so the block paths see them).
+/// Per file, `-w` counts the white-space characters, `-m` the valid ones, `-L` sums the widths:
+/// every character's class and width, as rapidutils caches them, against GNU on the same C library.
+fn class_groups(dir: &TempDir, ranges: &[std::ops::Range<u32>]) -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    for range in ranges {
+        for base in range.clone().step_by(16) {
+            let mut group = String::new();
+            for cp in base..base + 16 {
+                // Surrogates are not characters (their encodings are invalid: covered elsewhere);
+                // line ends would hide the widths of the rest of the line.
+                if let Some(ch) = char::from_u32(cp).filter(|c| !matches!(c, '\n' | '\r' | '\x0c')) {
+                    group.push('a');
+                    group.push(ch);
+                }
+            }
+            group.push('a');
+            paths.push(dir.file(&format!("{base:x}"), group.repeat(5).as_bytes()));
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_character_class_and_width_as_the_c_library_says() {
+    let dir = TempDir::new("wc-classes");
+    let paths = class_groups(
+        &dir,
+        &[0..0x1_0000, 0x1_f000..0x1_fb00, 0x2_0000..0x2_0100, 0xe_0000..0xe_0200, 0x10_ff00..0x11_0000],
+    );
+    for opts in [&["-w", "-m", "-L"][..], &["-L"], &["-w"], &["-m"]] {
+        let [mut mine, mut gnu] = pair("C.UTF-8");
+        for cmd in [&mut mine, &mut gnu] {
+            cmd.args(opts).args(&paths);
+        }
+        let (mine, gnu) = (run_piped(mine, None), run_piped(gnu, None));
+        assert!(gnu.stdout.len() > 100_000 && gnu.status == "exit 0", "{opts:?}: {}", gnu.stderr_text());
+        compare(&format!("classes {opts:?}"), mine, gnu);
+    }
+}
+
+#[test]
+fn every_simd_kernel_counts_the_same() {
+    // wc -l on each kernel this machine has (RAPIDUTILS_SIMD forces one; --debug names it),
+    // on inputs long enough for every block size and its remainder.
+    let dir = TempDir::new("wc-kernels");
+    let mut lines = Vec::new();
+    for i in 0..70_000u32 {
+        lines.extend(std::iter::repeat_n(b'x', (i % 300) as usize));
+        lines.push(b'\n');
+    }
+    let inputs = [dir.file("noise", &noise(3_000_001, 77)), dir.file("lines", &lines), dir.file("tiny", b"a\nb")];
+    let [_, mut gnu] = pair("C");
+    gnu.arg("-l").args(&inputs);
+    let expected = run_piped(gnu, None);
+    let mut seen = Vec::new();
+    for kernel in ["portable", "sse2", "avx2", "avx512"] {
+        let [mut mine, _] = pair("C");
+        mine.env("RAPIDUTILS_SIMD", kernel).args(["-l", "--debug"]).args(&inputs);
+        let out = run_piped(mine, None);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&expected.stdout), "{kernel}");
+        seen.push(out.stderr_text());
+    }
+    // The portable kernel always runs when asked; on x86-64 builds without the `portable`
+    // feature, SSE2 does too (the rest as the CPU allows).
+    assert!(seen[0].contains("using portable hardware support"), "{seen:?}");
+    if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
+        assert!(seen[1].contains("using sse2 hardware support"), "{seen:?}");
+    } else {
+        assert!(seen.iter().all(|s| s.contains("using portable hardware support")), "{seen:?}");
+    }
+}

@@ -9,6 +9,8 @@ pub struct Features {
     pub sse2: bool,
     pub avx2: bool,
     pub avx512bw: bool,
+    pub bmi2: bool,
+    pub popcnt: bool,
     pub neon: bool,
 }
 
@@ -24,6 +26,8 @@ fn detect() -> Features {
         sse2: std::arch::is_x86_feature_detected!("sse2"),
         avx2: std::arch::is_x86_feature_detected!("avx2"),
         avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
+        bmi2: std::arch::is_x86_feature_detected!("bmi2"),
+        popcnt: std::arch::is_x86_feature_detected!("popcnt"),
         neon: false,
     }
 }

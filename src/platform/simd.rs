@@ -76,6 +76,47 @@ pub fn ascii_space_mask64(block: &[u8; 64], with_a0: bool) -> u64 {
     if with_a0 { mask | eq_mask64(block, 0xa0) } else { mask }
 }
 
+/// The bytes of a 64-byte block by their part in UTF-8: bit i of each mask is set when
+/// `block[i]` is in that range. All ranges but `high` lie above 0x7f.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Utf8Ranges {
+    /// 0x80 and above.
+    pub high: u64,
+    /// 0x80..=0xbf, continuation bytes.
+    pub cont: u64,
+    /// 0xc2 and above (lead bytes and invalid bytes).
+    pub ge_c2: u64,
+    /// 0xe0 and above.
+    pub ge_e0: u64,
+    /// 0xf0 and above.
+    pub ge_f0: u64,
+    /// 0xf5 and above (never in UTF-8).
+    pub ge_f5: u64,
+}
+
+/// The length of the longest prefix of `buf` made of whole 64-byte blocks of ASCII.
+#[inline]
+pub fn ascii_blocks(buf: &[u8]) -> usize {
+    imp::ascii_blocks(buf)
+}
+
+/// [`Utf8Ranges`] of a block.
+#[inline]
+pub fn utf8_ranges64(block: &[u8; 64]) -> Utf8Ranges {
+    imp::utf8_ranges64(block)
+}
+
+/// Calls `f` from a function compiled for AVX2, BMI1/2, POPCNT and LZCNT when the best kernel
+/// is AVX2 or better (CPUs with AVX2 have the others), so that what `f` inlines (the wc block
+/// paths) uses `popcnt`, `tzcnt` and VEX encodings; else calls it plainly.
+#[inline(always)]
+pub fn with_best_isa<R>(f: impl FnOnce() -> R) -> R {
+    if imp::HAS_X86_KERNELS && matches!(Kernel::best(), Kernel::Avx2 | Kernel::Avx512) {
+        return imp::with_avx2(f);
+    }
+    f()
+}
+
 /// How many bytes of `buf` equal `byte`, with the best kernel.
 pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
     count_byte_with(Kernel::best(), buf, byte)
@@ -133,15 +174,29 @@ pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod imp {
     use std::arch::x86_64::{
-        __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64, _mm_loadu_si128,
-        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_srli_si128,
-        _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
+        __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
+        _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
+        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
         _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8,
         _mm512_set1_epi8, _mm512_setzero_si512, _mm512_sub_epi8,
     };
 
     pub const HAS_X86_KERNELS: bool = true;
+
+    #[inline(always)]
+    pub fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+        let features = crate::platform::cpu::features();
+        assert!(features.avx2 && features.bmi2 && features.popcnt);
+        // SAFETY: the CPU has every feature `avx2_context` is compiled for (checked just above;
+        // LZCNT and BMI1 come with BMI2 on every CPU that has AVX2).
+        unsafe { avx2_context(f) }
+    }
+
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+    fn avx2_context<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
 
     pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
@@ -282,6 +337,59 @@ mod imp {
     }
 
     #[inline]
+    pub fn ascii_blocks(buf: &[u8]) -> usize {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { ascii_blocks_sse2(buf) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn ascii_blocks_sse2(buf: &[u8]) -> usize {
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            let p = block.as_ptr().cast::<__m128i>();
+            // SAFETY: `block` is 64 readable bytes; _mm_loadu_si128 has no alignment requirement.
+            let any = unsafe {
+                _mm_or_si128(
+                    _mm_or_si128(_mm_loadu_si128(p), _mm_loadu_si128(p.add(1))),
+                    _mm_or_si128(_mm_loadu_si128(p.add(2)), _mm_loadu_si128(p.add(3))),
+                )
+            };
+            if _mm_movemask_epi8(any) != 0 {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+
+    #[inline]
+    pub fn utf8_ranges64(block: &[u8; 64]) -> super::Utf8Ranges {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { utf8_ranges64_sse2(block) }
+    }
+
+    /// As signed bytes, 0x80..=0xff are -128..=-1: each range is one signed comparison
+    /// (and-ed with the high bit, since ASCII is positive).
+    #[target_feature(enable = "sse2")]
+    fn utf8_ranges64_sse2(block: &[u8; 64]) -> super::Utf8Ranges {
+        let mut r = super::Utf8Ranges::default();
+        let gt = |v, byte: u8| _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(byte as i8))) as u32 as u64;
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 readable bytes and _mm_loadu_si128 has no alignment requirement.
+            let v = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            let shift = 16 * k;
+            let high = _mm_movemask_epi8(v) as u32 as u64;
+            r.high |= high << shift;
+            r.cont |= (_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0xc0u8 as i8))) as u32 as u64) << shift;
+            r.ge_c2 |= (gt(v, 0xc1) & high) << shift;
+            r.ge_e0 |= (gt(v, 0xdf) & high) << shift;
+            r.ge_f0 |= (gt(v, 0xef) & high) << shift;
+            r.ge_f5 |= (gt(v, 0xf4) & high) << shift;
+        }
+        r
+    }
+
+    #[inline]
     pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
         unsafe { ascii_space_mask64_sse2(block) }
@@ -328,12 +436,43 @@ mod imp {
 mod imp {
     pub const HAS_X86_KERNELS: bool = false;
 
+    pub fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
     pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
         unreachable!("no x86 kernels in this build")
     }
 
     pub use count_byte_sse2 as count_byte_avx2;
     pub use count_byte_sse2 as count_byte_avx512;
+
+    pub fn ascii_blocks(buf: &[u8]) -> usize {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            let any = block.chunks_exact(8).fold(0, |acc, w| acc | u64::from_le_bytes(w.try_into().unwrap()));
+            if any & HIGH != 0 {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+
+    pub fn utf8_ranges64(block: &[u8; 64]) -> super::Utf8Ranges {
+        let mut r = super::Utf8Ranges::default();
+        for (i, &b) in block.iter().enumerate() {
+            let bit = |yes: bool| u64::from(yes) << i;
+            r.high |= bit(b >= 0x80);
+            r.cont |= bit((0x80..0xc0).contains(&b));
+            r.ge_c2 |= bit(b >= 0xc2);
+            r.ge_e0 |= bit(b >= 0xe0);
+            r.ge_f0 |= bit(b >= 0xf0);
+            r.ge_f5 |= bit(b >= 0xf5);
+        }
+        r
+    }
 
     #[inline]
     pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
@@ -410,6 +549,35 @@ mod tests {
         }
         assert!(Kernel::best().is_available());
         assert_eq!(count_byte(b"a\nb\n\n", b'\n'), 3);
+    }
+
+    #[test]
+    fn ascii_blocks_stop_at_the_block_of_the_first_high_byte() {
+        let mut buf = vec![b'a'; 1000];
+        assert_eq!(super::ascii_blocks(&buf), 960);
+        for at in [0, 1, 63, 64, 130, 959, 960, 999] {
+            buf[at] = 0x80;
+            assert_eq!(super::ascii_blocks(&buf), at / 64 * 64, "{at}");
+            buf[at] = b'a';
+        }
+    }
+
+    #[test]
+    fn utf8_ranges_mark_exactly_those_bytes() {
+        for start in 0..4u16 {
+            let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
+            let mask =
+                |f: &dyn Fn(u8) -> bool| -> u64 { block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum() };
+            let want = super::Utf8Ranges {
+                high: mask(&|b| b >= 0x80),
+                cont: mask(&|b| (0x80..0xc0).contains(&b)),
+                ge_c2: mask(&|b| b >= 0xc2),
+                ge_e0: mask(&|b| b >= 0xe0),
+                ge_f0: mask(&|b| b >= 0xf0),
+                ge_f5: mask(&|b| b >= 0xf5),
+            };
+            assert_eq!(super::utf8_ranges64(&block), want);
+        }
     }
 
     #[test]

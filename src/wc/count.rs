@@ -129,6 +129,8 @@ pub struct Counter<'a> {
     utf8: bool,
     pending: [u8; 4],
     pending_len: usize,
+    /// Line ends are being counted over a whole run, not per window.
+    bulk_lines: bool,
 }
 
 impl<'a> Counter<'a> {
@@ -146,11 +148,17 @@ impl<'a> Counter<'a> {
             utf8: charset == Charset::Utf8,
             pending: [0; 4],
             pending_len: 0,
+            bulk_lines: false,
         }
     }
 
     /// Counts one chunk.
     pub fn feed(&mut self, buf: &[u8]) {
+        platform::simd::with_best_isa(|| self.feed_chunk(buf));
+    }
+
+    #[inline(always)]
+    fn feed_chunk(&mut self, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
         // The block paths need the C library's ASCII classes to be the usual ones, and UTF-8 or
@@ -158,6 +166,9 @@ impl<'a> Counter<'a> {
         let blocks = self.classes.standard_spaces && (self.utf8 || !self.multibyte);
         let width_path = blocks && self.want.max_line_length && self.classes.standard_print;
         let block_path = blocks && !self.want.max_line_length;
+        if block_path && self.utf8 && !self.want.words && !self.partial && self.pending_len == 0 {
+            i = self.chars_run(buf, i);
+        }
         while i + 64 <= buf.len() && (width_path || block_path) && !self.partial && self.pending_len == 0 {
             let used = if width_path {
                 self.line_block::<true>(buf, i)
@@ -167,7 +178,13 @@ impl<'a> Counter<'a> {
                     self.block(block);
                     64
                 } else {
-                    self.line_block::<false>(buf, i)
+                    match self.want.words {
+                        false => match self.valid_utf8_block(block) {
+                            0 => self.line_block::<false>(buf, i),
+                            used => used,
+                        },
+                        true => self.line_block::<false>(buf, i),
+                    }
                 }
             };
             if used == 0 {
@@ -204,7 +221,7 @@ impl<'a> Counter<'a> {
     }
 
     /// 64 bytes of ASCII (or of a single-byte locale) without -L.
-    #[inline]
+    #[inline(always)]
     fn block(&mut self, block: &[u8; 64]) {
         let lf = platform::simd::eq_mask64(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
@@ -331,6 +348,85 @@ impl<'a> Counter<'a> {
         i
     }
 
+    /// UTF-8 without -w or -L, from `buf[from..]` while whole windows are left: blocks of ASCII
+    /// are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`] or else
+    /// by [`Self::line_block`]; line ends are counted in one pass at the end. Returns where it
+    /// stopped (the rest goes to the character loop).
+    #[inline(always)]
+    fn chars_run(&mut self, buf: &[u8], from: usize) -> usize {
+        let mut i = from;
+        self.bulk_lines = true;
+        while i + 64 <= buf.len() {
+            let ascii = platform::simd::ascii_blocks(&buf[i..]);
+            self.counts.chars += ascii as u64;
+            i += ascii;
+            if i + 64 > buf.len() {
+                break;
+            }
+            let used = match self.valid_utf8_block(buf[i..i + 64].try_into().unwrap()) {
+                0 => self.line_block::<false>(buf, i),
+                used => used,
+            };
+            if used == 0 {
+                break;
+            }
+            i += used;
+        }
+        self.bulk_lines = false;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
+    /// alone (characters are the bytes that are not continuation bytes), checking the
+    /// structure as a whole: no byte that never occurs in UTF-8, continuation bytes exactly
+    /// where the lead bytes want them, and the second-byte limits of the leads E0, ED, F0, F4
+    /// (no overlong form, no surrogate, nothing past U+10FFFF). The window ends before a
+    /// character that would cross its end. Returns the bytes used, or 0 when anything is off
+    /// (the character loop then decides, byte by byte).
+    #[inline(always)]
+    fn valid_utf8_block(&mut self, block: &[u8; 64]) -> usize {
+        let r = platform::simd::utf8_ranges64(block);
+        // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
+        if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
+            return 0;
+        }
+        let (lead2, lead3, lead4) = (r.ge_c2 & !r.ge_e0, r.ge_e0 & !r.ge_f0, r.ge_f0);
+        let crossing = (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61);
+        let end = if crossing == 0 { 64 } else { crossing.trailing_zeros() as usize };
+        if end == 0 {
+            return 0;
+        }
+        let valid = u64::MAX >> (64 - end);
+        let (lead2, lead3, lead4) = (lead2 & valid, lead3 & valid, lead4 & valid);
+        let expected = ((lead2 | lead3 | lead4) << 1) | ((lead3 | lead4) << 2) | (lead4 << 3);
+        if expected != r.cont & valid {
+            return 0;
+        }
+        let mut long = lead3 | lead4;
+        while long != 0 {
+            let p = long.trailing_zeros() as usize;
+            long &= long - 1;
+            let ok = match block[p] {
+                0xe0 => block[p + 1] >= 0xa0,
+                0xed => block[p + 1] < 0xa0,
+                0xf0 => block[p + 1] >= 0x90,
+                0xf4 => block[p + 1] < 0x90,
+                _ => true,
+            };
+            if !ok {
+                return 0;
+            }
+        }
+        if !self.bulk_lines {
+            self.counts.lines += u64::from((platform::simd::eq_mask64(block, b'\n') & valid).count_ones());
+        }
+        self.counts.chars += u64::from((!r.cont & valid).count_ones());
+        end
+    }
+
     /// A 64-byte window at `buf[at..]`, for -L (`WIDTH`) in a single-byte or UTF-8 locale, and
     /// without -L for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters
     /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` every byte
@@ -340,7 +436,7 @@ impl<'a> Counter<'a> {
     /// join the space mask if it is white space); an invalid byte is a word byte, no character,
     /// width 0. The window ends before a character that would cross its end. Returns the bytes
     /// used (0: leave this window to the character loop).
-    #[inline]
+    #[inline(always)]
     fn line_block<const WIDTH: bool>(&mut self, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
         let high = if self.multibyte { platform::simd::high_bit_mask64(block) } else { 0 };
@@ -402,8 +498,9 @@ impl<'a> Counter<'a> {
             self.counts.max_line_length = longest;
         }
         let valid = u64::MAX >> (64 - end);
-        let lf = platform::simd::eq_mask64(block, b'\n') & valid;
-        self.counts.lines += u64::from(lf.count_ones());
+        if !self.bulk_lines {
+            self.counts.lines += u64::from((platform::simd::eq_mask64(block, b'\n') & valid).count_ones());
+        }
         if self.want.words {
             let space = space & valid;
             let prev_nonspace = (!space << 1) | u64::from(self.in_word);

@@ -309,32 +309,60 @@ fn every_character_class_and_width_as_the_c_library_says() {
 
 #[test]
 fn every_simd_kernel_counts_the_same() {
-    // wc -l on each kernel this machine has (RAPIDUTILS_SIMD forces one; --debug names it),
-    // on inputs long enough for every block size and its remainder.
+    // Each kernel this machine has (RAPIDUTILS_SIMD forces one; --debug names the one for -l):
+    // wc -l, and the block paths of -w, -m and -L (baseline masks for portable and sse2, AVX2
+    // masks for avx2 and avx512), on inputs long enough for every block size and remainder.
     let dir = TempDir::new("wc-kernels");
     let mut lines = Vec::new();
     for i in 0..70_000u32 {
         lines.extend(std::iter::repeat_n(b'x', (i % 300) as usize));
         lines.push(b'\n');
     }
-    let inputs = [dir.file("noise", &noise(3_000_001, 77)), dir.file("lines", &lines), dir.file("tiny", b"a\nb")];
-    let [_, mut gnu] = pair("C");
-    gnu.arg("-l").args(&inputs);
-    let expected = run_piped(gnu, None);
-    let mut seen = Vec::new();
-    for kernel in ["portable", "sse2", "avx2", "avx512"] {
-        let [mut mine, _] = pair("C");
-        mine.env("RAPIDUTILS_SIMD", kernel).args(["-l", "--debug"]).args(&inputs);
-        let out = run_piped(mine, None);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&expected.stdout), "{kernel}");
-        seen.push(out.stderr_text());
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!("line {i}\tcafé 日本語 — \u{3000}x\u{a0}y e\u{301} {}\n", "w ".repeat(i % 90)));
     }
-    // The portable kernel always runs when asked; on x86-64 builds without the `portable`
-    // feature, SSE2 does too (the rest as the CPU allows).
-    assert!(seen[0].contains("using portable hardware support"), "{seen:?}");
-    if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
-        assert!(seen[1].contains("using sse2 hardware support"), "{seen:?}");
-    } else {
-        assert!(seen.iter().all(|s| s.contains("using portable hardware support")), "{seen:?}");
+    let mut mixed = text.clone().into_bytes();
+    mixed.extend_from_slice(b"\xff\xe2\x82 \xed\xa0\x80\r\x0b\x0c\x00");
+    mixed.extend_from_slice(&noise(200_000, 78));
+    let inputs = [
+        dir.file("noise", &noise(3_000_001, 77)),
+        dir.file("lines", &lines),
+        dir.file("text", text.as_bytes()),
+        dir.file("mixed", &mixed),
+        dir.file("tiny", b"a\nb"),
+    ];
+    for (locale, opts) in [
+        ("C", &["-l"][..]),
+        ("C", &["-wmL"]),
+        ("C.UTF-8", &["-l"]),
+        ("C.UTF-8", &["-w", "-m", "-L"]),
+        ("C.UTF-8", &["-m"]),
+        ("C.UTF-8", &["-L"]),
+        ("C.UTF-8", &[]),
+    ] {
+        let [_, mut gnu] = pair(locale);
+        gnu.args(opts).args(&inputs);
+        let expected = run_piped(gnu, None);
+        assert_eq!(expected.status, "exit 0");
+        let mut seen = Vec::new();
+        for kernel in ["portable", "sse2", "avx2", "avx512"] {
+            let [mut mine, _] = pair(locale);
+            mine.env("RAPIDUTILS_SIMD", kernel).args(opts).arg("--debug").args(&inputs);
+            let out = run_piped(mine, None);
+            let label = format!("{locale} {opts:?} {kernel}");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&expected.stdout), "{label}");
+            seen.push(out.stderr_text());
+        }
+        if opts == ["-l"] {
+            // The portable kernel always runs when asked; on x86-64 builds without the
+            // `portable` feature, SSE2 does too (the rest as the CPU allows).
+            assert!(seen[0].contains("using portable hardware support"), "{seen:?}");
+            if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
+                assert!(seen[1].contains("using sse2 hardware support"), "{seen:?}");
+            } else {
+                assert!(seen.iter().all(|s| s.contains("using portable hardware support")), "{seen:?}");
+            }
+        }
     }
 }

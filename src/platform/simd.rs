@@ -106,15 +106,71 @@ pub fn utf8_ranges64(block: &[u8; 64]) -> Utf8Ranges {
     imp::utf8_ranges64(block)
 }
 
-/// Calls `f` from a function compiled for AVX2, BMI1/2, POPCNT and LZCNT when the best kernel
-/// is AVX2 or better (CPUs with AVX2 have the others), so that what `f` inlines (the wc block
-/// paths) uses `popcnt`, `tzcnt` and VEX encodings; else calls it plainly.
-#[inline(always)]
-pub fn with_best_isa<R>(f: impl FnOnce() -> R) -> R {
-    if imp::HAS_X86_KERNELS && matches!(Kernel::best(), Kernel::Avx2 | Kernel::Avx512) {
-        return imp::with_avx2(f);
+/// The masks of a 64-byte block that the wc block paths use, in one instruction set: bit i of
+/// each result stands for `block[i]`.
+pub trait BlockMasks: Copy {
+    /// `block[i] == byte`.
+    fn eq(self, block: &[u8; 64], byte: u8) -> u64;
+    /// `block[i] >= 0x80`.
+    fn high(self, block: &[u8; 64]) -> u64;
+    /// Below 0x20, 0x7f, or above (see [`control_or_high_mask64`]).
+    fn control_or_high(self, block: &[u8; 64]) -> u64;
+    /// ASCII white space, and 0xa0 when `with_a0` (see [`ascii_space_mask64`]).
+    fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64;
+    /// [`Utf8Ranges`] of the block.
+    fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges;
+    /// See [`ascii_blocks`].
+    fn ascii_blocks(self, buf: &[u8]) -> usize;
+}
+
+/// The block masks every build has: SSE2 on x86-64, SWAR elsewhere and with `portable`.
+#[derive(Clone, Copy, Debug)]
+pub struct Baseline;
+
+impl BlockMasks for Baseline {
+    #[inline(always)]
+    fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+        eq_mask64(block, byte)
     }
-    f()
+    #[inline(always)]
+    fn high(self, block: &[u8; 64]) -> u64 {
+        high_bit_mask64(block)
+    }
+    #[inline(always)]
+    fn control_or_high(self, block: &[u8; 64]) -> u64 {
+        control_or_high_mask64(block)
+    }
+    #[inline(always)]
+    fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
+        ascii_space_mask64(block, with_a0)
+    }
+    #[inline(always)]
+    fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+        utf8_ranges64(block)
+    }
+    #[inline(always)]
+    fn ascii_blocks(self, buf: &[u8]) -> usize {
+        ascii_blocks(buf)
+    }
+}
+
+/// Code to run with the block masks of the best instruction set (see [`with_best_masks`]).
+pub trait WithMasks {
+    type Output;
+    /// Implementations mark this `#[inline(always)]` and inline their work into it: only code
+    /// inlined into the caller is compiled for the caller's instruction set.
+    fn run<M: BlockMasks>(self, masks: M) -> Self::Output;
+}
+
+/// Runs `work` with AVX2 block masks, from a function compiled for AVX2, BMI1/2, POPCNT and
+/// LZCNT (so what it inlines uses `popcnt`, `tzcnt` and VEX encodings too), when the best
+/// kernel is AVX2 or better; else with the [`Baseline`] masks.
+#[inline(always)]
+pub fn with_best_masks<W: WithMasks>(work: W) -> W::Output {
+    if imp::HAS_X86_KERNELS && matches!(Kernel::best(), Kernel::Avx2 | Kernel::Avx512) {
+        return imp::with_avx2(work);
+    }
+    work.run(Baseline)
 }
 
 /// How many bytes of `buf` equal `byte`, with the best kernel.
@@ -176,26 +232,143 @@ mod imp {
     use std::arch::x86_64::{
         __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
         _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
-        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_extracti128_si256,
-        _mm256_loadu_si256, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
-        _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8,
-        _mm512_set1_epi8, _mm512_setzero_si512, _mm512_sub_epi8,
+        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8,
+        _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512,
+        _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
+        _mm512_sub_epi8,
     };
 
     pub const HAS_X86_KERNELS: bool = true;
 
+    use super::{BlockMasks, Utf8Ranges, WithMasks};
+
     #[inline(always)]
-    pub fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+    pub fn with_avx2<W: WithMasks>(work: W) -> W::Output {
         let features = crate::platform::cpu::features();
         assert!(features.avx2 && features.bmi2 && features.popcnt);
         // SAFETY: the CPU has every feature `avx2_context` is compiled for (checked just above;
         // LZCNT and BMI1 come with BMI2 on every CPU that has AVX2).
-        unsafe { avx2_context(f) }
+        unsafe { avx2_context(work) }
     }
 
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
-    fn avx2_context<R>(f: impl FnOnce() -> R) -> R {
-        f()
+    #[inline(never)]
+    fn avx2_context<W: WithMasks>(work: W) -> W::Output {
+        work.run(Avx2Masks(()))
+    }
+
+    /// AVX2 block masks. Only `avx2_context` makes one, after its caller checked that the CPU
+    /// has AVX2: holding one proves the AVX2 instructions below can run.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx2Masks(());
+
+    /// The two 32-byte halves of a block.
+    #[inline(always)]
+    fn halves(block: &[u8; 64]) -> (__m256i, __m256i) {
+        let p = block.as_ptr().cast::<__m256i>();
+        // SAFETY: `block` is 64 readable bytes; _mm256_loadu_si256 needs no alignment. Called only
+        // from Avx2Masks methods: the CPU has AVX2.
+        unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) }
+    }
+
+    /// One 64-bit mask from the byte masks of the two halves.
+    #[inline(always)]
+    fn join(lo: __m256i, hi: __m256i) -> u64 {
+        // SAFETY: called only from Avx2Masks methods: the CPU has AVX2.
+        unsafe { _mm256_movemask_epi8(lo) as u32 as u64 | (_mm256_movemask_epi8(hi) as u32 as u64) << 32 }
+    }
+
+    impl BlockMasks for Avx2Masks {
+        #[inline(always)]
+        fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                let n = _mm256_set1_epi8(byte as i8);
+                join(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n))
+            }
+        }
+
+        #[inline(always)]
+        fn high(self, block: &[u8; 64]) -> u64 {
+            let (a, b) = halves(block);
+            join(a, b)
+        }
+
+        #[inline(always)]
+        fn control_or_high(self, block: &[u8; 64]) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                // Signed: 0x80..=0xff are negative, so "below 0x20" covers both ends.
+                let (space, del) = (_mm256_set1_epi8(0x20), _mm256_set1_epi8(0x7f));
+                join(
+                    _mm256_or_si256(_mm256_cmpgt_epi8(space, a), _mm256_cmpeq_epi8(a, del)),
+                    _mm256_or_si256(_mm256_cmpgt_epi8(space, b), _mm256_cmpeq_epi8(b, del)),
+                )
+            }
+        }
+
+        #[inline(always)]
+        fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and 0xa0).
+                let nine = _mm256_set1_epi8(9);
+                let four = _mm256_set1_epi8(4);
+                let space = _mm256_set1_epi8(b' ' as i8);
+                let a0 = _mm256_set1_epi8(if with_a0 { 0xa0u8 as i8 } else { b' ' as i8 });
+                let (xa, xb) = (_mm256_sub_epi8(a, nine), _mm256_sub_epi8(b, nine));
+                let (la, lb) = (
+                    _mm256_cmpeq_epi8(_mm256_min_epu8(xa, four), xa),
+                    _mm256_cmpeq_epi8(_mm256_min_epu8(xb, four), xb),
+                );
+                join(
+                    _mm256_or_si256(la, _mm256_or_si256(_mm256_cmpeq_epi8(a, space), _mm256_cmpeq_epi8(a, a0))),
+                    _mm256_or_si256(lb, _mm256_or_si256(_mm256_cmpeq_epi8(b, space), _mm256_cmpeq_epi8(b, a0))),
+                )
+            }
+        }
+
+        #[inline(always)]
+        fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                let (c1, df, ef, f4) = (
+                    _mm256_set1_epi8(0xc1u8 as i8),
+                    _mm256_set1_epi8(0xdfu8 as i8),
+                    _mm256_set1_epi8(0xefu8 as i8),
+                    _mm256_set1_epi8(0xf4u8 as i8),
+                );
+                let high = join(a, b);
+                let c0 = _mm256_set1_epi8(0xc0u8 as i8);
+                Utf8Ranges {
+                    high,
+                    cont: join(_mm256_cmpgt_epi8(c0, a), _mm256_cmpgt_epi8(c0, b)),
+                    ge_c2: join(_mm256_cmpgt_epi8(a, c1), _mm256_cmpgt_epi8(b, c1)) & high,
+                    ge_e0: join(_mm256_cmpgt_epi8(a, df), _mm256_cmpgt_epi8(b, df)) & high,
+                    ge_f0: join(_mm256_cmpgt_epi8(a, ef), _mm256_cmpgt_epi8(b, ef)) & high,
+                    ge_f5: join(_mm256_cmpgt_epi8(a, f4), _mm256_cmpgt_epi8(b, f4)) & high,
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn ascii_blocks(self, buf: &[u8]) -> usize {
+            let mut n = 0;
+            for block in buf.chunks_exact(64) {
+                let (a, b) = halves(block.try_into().unwrap());
+                // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+                if unsafe { _mm256_movemask_epi8(_mm256_or_si256(a, b)) } != 0 {
+                    break;
+                }
+                n += 64;
+            }
+            n
+        }
     }
 
     pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
@@ -436,8 +609,8 @@ mod imp {
 mod imp {
     pub const HAS_X86_KERNELS: bool = false;
 
-    pub fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-        f()
+    pub fn with_avx2<W: super::WithMasks>(work: W) -> W::Output {
+        work.run(super::Baseline)
     }
 
     pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
@@ -549,6 +722,52 @@ mod tests {
         }
         assert!(Kernel::best().is_available());
         assert_eq!(count_byte(b"a\nb\n\n", b'\n'), 3);
+    }
+
+    type AllMasks = (u64, u64, u64, u64, u64, super::Utf8Ranges, usize);
+
+    /// Every block mask of every 64-byte block of `buf`, with the masks `run` is given.
+    struct Every<'a>(&'a [u8]);
+
+    impl super::WithMasks for Every<'_> {
+        type Output = Vec<AllMasks>;
+        #[inline(always)]
+        fn run<M: super::BlockMasks>(self, m: M) -> Vec<AllMasks> {
+            (0..self.0.len().saturating_sub(63))
+                .map(|at| {
+                    let b: &[u8; 64] = self.0[at..at + 64].try_into().unwrap();
+                    let space = (m.ascii_space(b, false), m.ascii_space(b, true));
+                    (
+                        m.eq(b, b'\n'),
+                        m.high(b),
+                        m.control_or_high(b),
+                        space.0,
+                        space.1,
+                        m.utf8_ranges(b),
+                        m.ascii_blocks(&self.0[at..]),
+                    )
+                })
+                .collect()
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+        /// The best masks (AVX2 on CPUs that have it) against the baseline ones (SSE2 or SWAR,
+        /// which the tests above check against plain definitions), every block alignment.
+        #[test]
+        fn best_block_masks_match_the_baseline(
+            buf in proptest::collection::vec(proptest::prop_oneof![
+                3 => b'a'..=b'z',
+                1 => proptest::sample::select(vec![b'\n', b' ', b'\t', 0x0b, 0x0c, b'\r', 0x7f, 0xa0, 0x1f, 0x20]),
+                2 => proptest::prelude::any::<u8>(),
+            ], 64..400),
+        ) {
+            let best = super::with_best_masks(Every(&buf));
+            let baseline = super::WithMasks::run(Every(&buf), super::Baseline);
+            proptest::prop_assert_eq!(best, baseline);
+        }
     }
 
     #[test]

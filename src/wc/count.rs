@@ -9,6 +9,7 @@
 //!
 //! Words are counted where they end, as GNU counts them, so the block and byte paths agree.
 
+use crate::platform::simd::{BlockMasks, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 use std::cell::OnceCell;
 
@@ -154,11 +155,19 @@ impl<'a> Counter<'a> {
 
     /// Counts one chunk.
     pub fn feed(&mut self, buf: &[u8]) {
-        platform::simd::with_best_isa(|| self.feed_chunk(buf));
+        struct Feed<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
+        impl WithMasks for Feed<'_, '_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn run<M: BlockMasks>(self, masks: M) {
+                self.0.feed_chunk(masks, self.1);
+            }
+        }
+        platform::simd::with_best_masks(Feed(self, buf));
     }
 
     #[inline(always)]
-    fn feed_chunk(&mut self, buf: &[u8]) {
+    fn feed_chunk<M: BlockMasks>(&mut self, m: M, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
         // The block paths need the C library's ASCII classes to be the usual ones, and UTF-8 or
@@ -167,23 +176,23 @@ impl<'a> Counter<'a> {
         let width_path = blocks && self.want.max_line_length && self.classes.standard_print;
         let block_path = blocks && !self.want.max_line_length;
         if block_path && self.utf8 && !self.want.words && !self.partial && self.pending_len == 0 {
-            i = self.chars_run(buf, i);
+            i = self.chars_run(m, buf, i);
         }
         while i + 64 <= buf.len() && (width_path || block_path) && !self.partial && self.pending_len == 0 {
             let used = if width_path {
-                self.line_block::<true>(buf, i)
+                self.line_block::<M, true>(m, buf, i)
             } else {
                 let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
-                if !self.multibyte || platform::simd::high_bit_mask64(block) == 0 {
-                    self.block(block);
+                if !self.multibyte || m.high(block) == 0 {
+                    self.block(m, block);
                     64
                 } else {
                     match self.want.words {
-                        false => match self.valid_utf8_block(block) {
-                            0 => self.line_block::<false>(buf, i),
+                        false => match self.valid_utf8_block(m, block) {
+                            0 => self.line_block::<M, false>(m, buf, i),
                             used => used,
                         },
-                        true => self.line_block::<false>(buf, i),
+                        true => self.line_block::<M, false>(m, buf, i),
                     }
                 }
             };
@@ -222,11 +231,11 @@ impl<'a> Counter<'a> {
 
     /// 64 bytes of ASCII (or of a single-byte locale) without -L.
     #[inline(always)]
-    fn block(&mut self, block: &[u8; 64]) {
-        let lf = platform::simd::eq_mask64(block, b'\n');
+    fn block<M: BlockMasks>(&mut self, m: M, block: &[u8; 64]) {
+        let lf = m.eq(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
         if self.want.words {
-            let space = platform::simd::ascii_space_mask64(block, self.classes.space_a0);
+            let space = m.ascii_space(block, self.classes.space_a0);
             // A word ends where a space follows a non-space (the carry is the previous byte).
             let prev_nonspace = (!space << 1) | u64::from(self.in_word);
             self.counts.words += u64::from((space & prev_nonspace).count_ones());
@@ -353,18 +362,18 @@ impl<'a> Counter<'a> {
     /// by [`Self::line_block`]; line ends are counted in one pass at the end. Returns where it
     /// stopped (the rest goes to the character loop).
     #[inline(always)]
-    fn chars_run(&mut self, buf: &[u8], from: usize) -> usize {
+    fn chars_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
         let mut i = from;
         self.bulk_lines = true;
         while i + 64 <= buf.len() {
-            let ascii = platform::simd::ascii_blocks(&buf[i..]);
+            let ascii = m.ascii_blocks(&buf[i..]);
             self.counts.chars += ascii as u64;
             i += ascii;
             if i + 64 > buf.len() {
                 break;
             }
-            let used = match self.valid_utf8_block(buf[i..i + 64].try_into().unwrap()) {
-                0 => self.line_block::<false>(buf, i),
+            let used = match self.valid_utf8_block(m, buf[i..i + 64].try_into().unwrap()) {
+                0 => self.line_block::<M, false>(m, buf, i),
                 used => used,
             };
             if used == 0 {
@@ -387,8 +396,8 @@ impl<'a> Counter<'a> {
     /// character that would cross its end. Returns the bytes used, or 0 when anything is off
     /// (the character loop then decides, byte by byte).
     #[inline(always)]
-    fn valid_utf8_block(&mut self, block: &[u8; 64]) -> usize {
-        let r = platform::simd::utf8_ranges64(block);
+    fn valid_utf8_block<M: BlockMasks>(&mut self, m: M, block: &[u8; 64]) -> usize {
+        let r = m.utf8_ranges(block);
         // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
         if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
             return 0;
@@ -421,7 +430,7 @@ impl<'a> Counter<'a> {
             }
         }
         if !self.bulk_lines {
-            self.counts.lines += u64::from((platform::simd::eq_mask64(block, b'\n') & valid).count_ones());
+            self.counts.lines += u64::from((m.eq(block, b'\n') & valid).count_ones());
         }
         self.counts.chars += u64::from((!r.cont & valid).count_ones());
         end
@@ -437,55 +446,77 @@ impl<'a> Counter<'a> {
     /// width 0. The window ends before a character that would cross its end. Returns the bytes
     /// used (0: leave this window to the character loop).
     #[inline(always)]
-    fn line_block<const WIDTH: bool>(&mut self, buf: &[u8], at: usize) -> usize {
+    fn line_block<M: BlockMasks, const WIDTH: bool>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-        let high = if self.multibyte { platform::simd::high_bit_mask64(block) } else { 0 };
-        let mut space =
-            if self.want.words { platform::simd::ascii_space_mask64(block, self.classes.space_a0) } else { 0 };
+        let high = if self.multibyte { m.high(block) } else { 0 };
+        let mut space = if self.want.words { m.ascii_space(block, self.classes.space_a0) } else { 0 };
         // In a single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX), those
         // bytes are not events: a run's width is its length less its high bytes.
         let skip_high = WIDTH && !self.multibyte && self.classes.high_unprintable;
-        let high_unprintable = if skip_high { platform::simd::high_bit_mask64(block) } else { 0 };
-        let mut events = if WIDTH { platform::simd::control_or_high_mask64(block) & !high_unprintable } else { high };
+        let high_unprintable = if skip_high { m.high(block) } else { 0 };
+        let mut events = if WIDTH { m.control_or_high(block) & !high_unprintable } else { high };
         let mut end = 64;
         let mut last = 0;
         let mut pos = self.line_pos;
         let mut longest = self.counts.max_line_length;
         let mut wide_chars = 0u64;
+        // -L without -w or -m: a line's width is at most its length in bytes unless it holds a
+        // TAB (every character is at most as wide as its encoding is long). So when the window
+        // has a line end, no control character but line ends, and even the line running into it
+        // plus the whole window cannot pass the longest line so far, nothing before its last
+        // line end can change the answer: only what follows that line end is measured.
+        let lf = m.eq(block, b'\n');
+        if WIDTH && !self.want.words && !(self.multibyte && self.want.chars) && lf != 0 && pos + 64 <= longest {
+            let controls = m.control_or_high(block) & !m.high(block);
+            if controls & !lf == 0 {
+                last = 64 - lf.leading_zeros() as usize;
+                events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
+                pos = 0;
+            }
+        }
         while events != 0 {
             let p = events.trailing_zeros() as usize;
             if WIDTH {
-                pos += (p - last) as u64 - u64::from((high_unprintable & span(last, p)).count_ones());
+                pos += (p - last) as u64;
+                if skip_high {
+                    pos -= u64::from((high_unprintable & span(last, p)).count_ones());
+                }
             }
-            last = p;
             let c = block[p];
             let mut n = 1;
-            match c {
-                b'\n' | b'\r' | 0x0c => {
-                    longest = longest.max(pos);
-                    pos = 0;
-                }
-                b'\t' => pos += 8 - pos % 8,
-                0..=0x7f => {}
-                _ if self.utf8 => match utf8_char(&buf[at + p..]) {
-                    Utf8::Char(wc, len) if p + len <= 64 => {
-                        if WIDTH || self.want.words {
-                            let class = self.classes.wide.get(wc);
-                            pos += u64::from(class & WIDTH_BITS);
-                            if class & SPACE_BIT != 0 {
-                                space |= ((1u64 << len) - 1) << p;
+            // Most frequent first: line ends, then non-ASCII, TABs, the rest.
+            if c == b'\n' {
+                longest = longest.max(pos);
+                pos = 0;
+            } else if c >= 0x80 {
+                if self.utf8 {
+                    match utf8_char(&buf[at + p..]) {
+                        Utf8::Char(wc, len) if p + len <= 64 => {
+                            if WIDTH || self.want.words {
+                                let class = self.classes.wide.get(wc);
+                                pos += u64::from(class & WIDTH_BITS);
+                                if class & SPACE_BIT != 0 {
+                                    space |= ((1u64 << len) - 1) << p;
+                                }
                             }
+                            wide_chars += 1;
+                            n = len;
                         }
-                        wide_chars += 1;
-                        n = len;
+                        Utf8::Invalid => {}
+                        Utf8::Char(..) | Utf8::Incomplete => {
+                            last = p;
+                            end = p;
+                            break;
+                        }
                     }
-                    Utf8::Invalid => {}
-                    Utf8::Char(..) | Utf8::Incomplete => {
-                        end = p;
-                        break;
-                    }
-                },
-                _ => pos += u64::from(self.classes.print[c as usize]),
+                } else {
+                    pos += u64::from(self.classes.print[c as usize]);
+                }
+            } else if c == b'\t' {
+                pos += 8 - pos % 8;
+            } else if c == b'\r' || c == 0x0c {
+                longest = longest.max(pos);
+                pos = 0;
             }
             last = p + n;
             events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
@@ -494,12 +525,16 @@ impl<'a> Counter<'a> {
             return 0;
         }
         if WIDTH {
-            self.line_pos = pos + (end - last) as u64 - u64::from((high_unprintable & span(last, end)).count_ones());
+            pos += (end - last) as u64;
+            if skip_high {
+                pos -= u64::from((high_unprintable & span(last, end)).count_ones());
+            }
+            self.line_pos = pos;
             self.counts.max_line_length = longest;
         }
         let valid = u64::MAX >> (64 - end);
         if !self.bulk_lines {
-            self.counts.lines += u64::from((platform::simd::eq_mask64(block, b'\n') & valid).count_ones());
+            self.counts.lines += u64::from((lf & valid).count_ones());
         }
         if self.want.words {
             let space = space & valid;
@@ -586,7 +621,7 @@ enum Utf8 {
 /// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
 /// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
 /// inside a character that could still be valid.
-#[inline]
+#[inline(always)]
 fn utf8_char(bytes: &[u8]) -> Utf8 {
     let lead = bytes[0];
     // The common forms first: two bytes, and three bytes with no surrogate or overlong form.
@@ -638,6 +673,7 @@ pub fn count_lines(buf: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// GNU's unibyte loop, byte by byte, with C-locale classes and the 0xA0 rule.
     fn reference_c(input: &[u8]) -> Counts {
@@ -717,6 +753,222 @@ mod tests {
             out.extend_from_slice(pieces[(*seed % pieces.len() as u64) as usize]);
         }
         out
+    }
+
+    /// GNU's multibyte loop in a UTF-8 locale, character by character, written independently of
+    /// the kernels: std's decoder (its invalid sequences are GNU's invalid bytes: each byte
+    /// counts as a word byte, width 0, no character), classes from the C library.
+    fn reference_utf8(input: &[u8]) -> Counts {
+        let mut c = Counts { bytes: input.len() as u64, ..Counts::default() };
+        let (mut in_word, mut pos) = (false, 0u64);
+        for chunk in input.utf8_chunks() {
+            for ch in chunk.valid().chars() {
+                c.chars += 1;
+                let wc = ch as u32;
+                let separator = match ch {
+                    '\n' | '\r' | '\x0c' => {
+                        c.lines += u64::from(ch == '\n');
+                        c.max_line_length = c.max_line_length.max(pos);
+                        pos = 0;
+                        true
+                    }
+                    '\t' => {
+                        pos += 8 - pos % 8;
+                        true
+                    }
+                    ' ' => {
+                        pos += 1;
+                        true
+                    }
+                    '\x0b' => true,
+                    _ if wc < 0x80 => {
+                        pos += u64::from((0x20..0x7f).contains(&wc));
+                        false
+                    }
+                    _ => {
+                        if platform::is_printable_wide(wc) {
+                            pos += platform::char_width(wc).max(0) as u64;
+                        }
+                        platform::is_space_wide(wc) || is_nbspace(wc)
+                    }
+                };
+                if separator {
+                    c.words += u64::from(in_word);
+                    in_word = false;
+                } else {
+                    in_word = true;
+                }
+            }
+            if !chunk.invalid().is_empty() {
+                in_word = true;
+            }
+        }
+        c.words += u64::from(in_word);
+        c.max_line_length = c.max_line_length.max(pos);
+        c
+    }
+
+    /// The fields of `counts` that `want` asks for (bytes are always counted).
+    fn wanted(counts: Counts, want: Want) -> Counts {
+        Counts {
+            lines: if want.lines { counts.lines } else { 0 },
+            words: if want.words { counts.words } else { 0 },
+            chars: if want.chars { counts.chars } else { 0 },
+            max_line_length: if want.max_line_length { counts.max_line_length } else { 0 },
+            ..counts
+        }
+    }
+
+    fn want_from_bits(bits: u8) -> Want {
+        Want {
+            lines: bits & 1 != 0,
+            words: bits & 2 != 0,
+            chars: bits & 4 != 0,
+            bytes: bits & 8 != 0,
+            max_line_length: bits & 16 != 0,
+        }
+    }
+
+    /// Counts `input` cut at `cuts` with the best block masks (AVX2 where the CPU has it), and
+    /// again with the baseline masks (SSE2, or SWAR with `portable`).
+    fn count_both_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> [Counts; 2] {
+        let classes = ByteClasses::new(charset, false);
+        let mut best = Counter::new(want, &classes, charset);
+        let mut baseline = Counter::new(want, &classes, charset);
+        let mut prev = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+            best.feed(&input[prev..cut]);
+            baseline.feed_chunk(platform::simd::Baseline, &input[prev..cut]);
+            prev = cut;
+        }
+        [best.finish(), baseline.finish()]
+    }
+
+    /// Byte soup for the C locale: letters, white space of every kind, line ends, high bytes,
+    /// controls, long runs without line ends.
+    fn c_input() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            6 => b'a'..=b'z',
+            2 => Just(b' '),
+            2 => Just(b'\n'),
+            1 => prop::sample::select(vec![b'\t', b'\r', 0x0b, 0x0c, 0xa0, 0, 0x7f, 0x1b]),
+            1 => any::<u8>(),
+        ];
+        prop::collection::vec(byte, 0..3000)
+    }
+
+    /// UTF-8 soup: ASCII, spaces (ASCII and not), wide, combining, zero-width and unprintable
+    /// characters, invalid and truncated sequences, overlong forms, surrogates, past U+10FFFF.
+    fn utf8_input() -> impl Strategy<Value = Vec<u8>> {
+        let pieces: Vec<&'static [u8]> = vec![
+            b"a",
+            b"word",
+            b" ",
+            b"\n",
+            b"\t",
+            b"\r",
+            b"\x0b",
+            b"\x0c",
+            b"\x00",
+            b"\x7f",
+            "\u{a0}".as_bytes(),
+            "\u{2007}".as_bytes(),
+            "\u{3000}".as_bytes(),
+            "\u{2003}".as_bytes(),
+            "\u{85}".as_bytes(),
+            "\u{200b}".as_bytes(),
+            "\u{ad}".as_bytes(),
+            "日本".as_bytes(),
+            "\u{301}".as_bytes(),
+            "é".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{10ffff}".as_bytes(),
+            "\u{e000}".as_bytes(),
+            "\u{d7ff}".as_bytes(),
+            "\u{800}".as_bytes(),
+            "\u{10000}".as_bytes(),
+            b"\xff",
+            b"\xc0\xaf",
+            b"\xc1",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe0\x80\x80",
+            b"\xf0\x80\x80\x80",
+            b"\x80",
+            b"\xbf",
+            b"\xf5",
+            b"\xf8\x88\x80\x80\x80",
+        ];
+        let piece = prop_oneof![8 => prop::sample::select(vec![&b"ab"[..], b"the ", b"x\n"]), 5 => prop::sample::select(pieces)];
+        prop::collection::vec(piece, 0..900).prop_map(|p| p.concat())
+    }
+
+    /// Up to 5 sorted cut points in `0..=len`.
+    fn cuts_for(len: usize, seeds: &[usize]) -> Vec<usize> {
+        let mut cuts: Vec<usize> = seeds.iter().map(|s| s % (len + 1)).collect();
+        cuts.sort();
+        cuts
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn c_locale_kernels_match_the_reference(
+            input in c_input(),
+            seeds in prop::collection::vec(any::<usize>(), 0..5),
+            bits in 0u8..32,
+        ) {
+            let want = want_from_bits(bits);
+            let cuts = cuts_for(input.len(), &seeds);
+            let expected = wanted(reference_c(&input), want);
+            for got in count_both_ways(Charset::Unibyte, &input, &cuts, want) {
+                let got = Counts { chars: if want.chars { got.chars } else { 0 }, ..wanted(got, want) };
+                prop_assert_eq!(got, expected);
+            }
+        }
+
+        #[test]
+        fn utf8_kernels_match_the_reference(
+            input in utf8_input(),
+            seeds in prop::collection::vec(any::<usize>(), 0..5),
+            bits in 0u8..32,
+        ) {
+            let want = want_from_bits(bits);
+            let cuts = cuts_for(input.len(), &seeds);
+            let expected = wanted(reference_utf8(&input), want);
+            for got in count_both_ways(Charset::Utf8, &input, &cuts, want) {
+                prop_assert_eq!(wanted(got, want), expected);
+            }
+        }
+
+        #[test]
+        fn long_lines_keep_the_longest_width(
+            lens in prop::collection::vec(0usize..300, 1..60),
+            tabs in prop::collection::vec(any::<bool>(), 60),
+            wide in any::<bool>(),
+            seeds in prop::collection::vec(any::<usize>(), 0..5),
+        ) {
+            // Lines of very different lengths, some with TABs or wide characters: the -L
+            // shortcut (only what follows a window's last line end) must never hide a maximum.
+            let mut input = Vec::new();
+            for (k, &len) in lens.iter().enumerate() {
+                for j in 0..len {
+                    input.extend_from_slice(if wide && j % 7 == 3 { "語".as_bytes() } else { b"x" });
+                }
+                if tabs[k % tabs.len()] {
+                    input.push(b'\t');
+                }
+                input.push(b'\n');
+            }
+            let cuts = cuts_for(input.len(), &seeds);
+            let want = Want { max_line_length: true, ..Want::default() };
+            let expected = wanted(reference_utf8(&input), want);
+            for got in count_both_ways(Charset::Utf8, &input, &cuts, want) {
+                prop_assert_eq!(wanted(got, want), expected);
+            }
+        }
     }
 
     #[test]

@@ -22,6 +22,9 @@ build:
 # Everything the tests need: strace and the GNU coreutils 9.12 oracle in /opt/gnu-oracle (root).
 test-deps:
 	@command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace; }
+	@# wc's EUC-JP and GB18030 tests compile those locales with localedef from these sources.
+	@test -e /usr/share/i18n/charmaps/GB18030.gz -a -e /usr/share/i18n/locales/ja_JP \
+	  || { apt-get update -qq && apt-get install -y -qq locales; }
 	@bash $(ORACLE_SH) >/dev/null || true
 	@/opt/gnu-oracle/bin/yes --version | head -n1
 

@@ -13,6 +13,9 @@ use crate::platform::simd::{BlockMasks, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 use std::cell::OnceCell;
 
+/// The longest character in any encoding (MB_LEN_MAX).
+const MAX_CHAR_LEN: usize = 16;
+
 /// What to count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Want {
@@ -123,12 +126,10 @@ pub struct Counter<'a> {
     in_word: bool,
     line_pos: u64,
     decoder: Option<MbDecoder>,
-    /// A multibyte character is incomplete at the end of the last chunk (its bytes are in the
-    /// decoder's state, or in `pending` for UTF-8).
-    partial: bool,
     /// UTF-8 is decoded here rather than by `mbrtowc` (same validity rules as GNU 9.12's).
     utf8: bool,
-    pending: [u8; 4],
+    /// The bytes of a character cut by the end of the last chunk.
+    pending: [u8; MAX_CHAR_LEN],
     pending_len: usize,
     /// Line ends are being counted over a whole run, not per window.
     bulk_lines: bool,
@@ -145,9 +146,8 @@ impl<'a> Counter<'a> {
             in_word: false,
             line_pos: 0,
             decoder: (multibyte && charset != Charset::Utf8).then(MbDecoder::new),
-            partial: false,
             utf8: charset == Charset::Utf8,
-            pending: [0; 4],
+            pending: [0; MAX_CHAR_LEN],
             pending_len: 0,
             bulk_lines: false,
         }
@@ -175,10 +175,10 @@ impl<'a> Counter<'a> {
         let blocks = self.classes.standard_spaces && (self.utf8 || !self.multibyte);
         let width_path = blocks && self.want.max_line_length && self.classes.standard_print;
         let block_path = blocks && !self.want.max_line_length;
-        if block_path && self.utf8 && !self.want.words && !self.partial && self.pending_len == 0 {
+        if block_path && self.utf8 && !self.want.words && self.pending_len == 0 {
             i = self.chars_run(m, buf, i);
         }
-        while i + 64 <= buf.len() && (width_path || block_path) && !self.partial && self.pending_len == 0 {
+        while i + 64 <= buf.len() && (width_path || block_path) && self.pending_len == 0 {
             let used = if width_path {
                 self.line_block::<M, true>(m, buf, i)
             } else {
@@ -213,13 +213,21 @@ impl<'a> Counter<'a> {
 
     /// The counts, once the input has ended.
     pub fn finish(mut self) -> Counts {
-        for _ in 0..self.pending_len {
-            self.word_char(true);
-        }
+        // A character cut by the end of the input: as GNU, its first byte is invalid (a word
+        // byte, no character) and decoding goes on from the next byte (in GB18030 or EUC-JP
+        // that can be a character, in UTF-8 it never is).
+        let (pending, len) = (self.pending, self.pending_len);
         self.pending_len = 0;
-        if self.partial {
-            // An incomplete character at the end: invalid bytes, which belong to a word.
-            self.in_word = true;
+        let mut j = 0;
+        while j < len {
+            self.word_char(true);
+            j += 1;
+            while j < len {
+                match self.mb_step(&pending[j..len]) {
+                    Some(n) => j += n,
+                    None => break,
+                }
+            }
         }
         self.counts.words += u64::from(self.in_word);
         self.counts.max_line_length = self.counts.max_line_length.max(self.line_pos);
@@ -299,62 +307,67 @@ impl<'a> Counter<'a> {
         self.in_word = in_word;
     }
 
-    /// GNU's multibyte loop over `buf[from..to]`: ASCII by table when no character is half
-    /// decoded, the rest by `mbrtowc`. Returns where it stopped (`to`, or past a character that
-    /// straddled `to`).
+    /// GNU's multibyte loop over `buf[from..to]`: ASCII by table, the rest by our UTF-8
+    /// decoder or the C library's `mbrtowc`. A character cut by the end of the chunk is kept in
+    /// `pending`. Returns where it stopped (`to`, or the end of the chunk).
     fn multibyte_run(&mut self, buf: &[u8], from: usize, to: usize) -> usize {
         let mut i = from;
         while i < to {
             let c = buf[i];
-            if c < 0x80 && !self.partial {
+            if c < 0x80 {
                 self.counts.chars += 1;
                 self.byte(c);
                 i += 1;
                 continue;
             }
-            if self.utf8 {
-                match self.utf8_step(&buf[i..]) {
-                    Some(n) => i += n,
-                    None => {
-                        let rest = &buf[i..];
-                        self.pending[..rest.len()].copy_from_slice(rest);
-                        self.pending_len = rest.len();
-                        return buf.len();
-                    }
-                }
-                continue;
-            }
-            let decoder = self.decoder.as_mut().expect("multibyte counter has a decoder");
-            match decoder.decode(&buf[i..]) {
-                MbStep::Incomplete => {
-                    // The rest of the chunk is a character's beginning, kept in the decoder.
-                    self.partial = true;
+            match self.mb_step(&buf[i..]) {
+                Some(n) => i += n,
+                None => {
+                    let rest = &buf[i..];
+                    self.pending[..rest.len()].copy_from_slice(rest);
+                    self.pending_len = rest.len();
                     return buf.len();
-                }
-                // glibc's mbrtowc decodes UTF-8 forms beyond U+10FFFF (5 and 6 bytes, F4 90..);
-                // GNU 9.12's mbrtoc32 rejects them: invalid, one byte at a time.
-                MbStep::Char(wc, _) if wc > 0x10_ffff => {
-                    decoder.reset();
-                    self.partial = false;
-                    self.word_char(true);
-                    i += 1;
-                }
-                MbStep::Invalid => {
-                    // One invalid byte: not a character, width 0, part of a word.
-                    self.partial = false;
-                    self.word_char(true);
-                    i += 1;
-                }
-                MbStep::Char(wc, n) => {
-                    self.partial = false;
-                    let n = n.max(1);
-                    self.counts.chars += 1;
-                    self.wide_char(wc);
-                    i += n;
                 }
             }
         }
         i
+    }
+
+    /// Counts the character at the start of `bytes`; returns the bytes it took, or None when
+    /// `bytes` ends inside it (nothing counted). An invalid byte is one word byte, no character.
+    fn mb_step(&mut self, bytes: &[u8]) -> Option<usize> {
+        if self.utf8 {
+            return self.utf8_step(bytes);
+        }
+        if bytes[0] < 0x80 {
+            self.counts.chars += 1;
+            self.byte(bytes[0]);
+            return Some(1);
+        }
+        let decoder = self.decoder.as_mut().expect("multibyte counter has a decoder");
+        match decoder.decode(bytes) {
+            MbStep::Incomplete => {
+                // The bytes stay ours (in `pending`), not the decoder's.
+                decoder.reset();
+                None
+            }
+            // glibc's mbrtowc decodes UTF-8 forms beyond U+10FFFF (5 and 6 bytes, F4 90..);
+            // GNU 9.12's mbrtoc32 rejects them: invalid, one byte at a time.
+            MbStep::Char(wc, _) if wc > 0x10_ffff => {
+                decoder.reset();
+                self.word_char(true);
+                Some(1)
+            }
+            MbStep::Invalid => {
+                self.word_char(true);
+                Some(1)
+            }
+            MbStep::Char(wc, n) => {
+                self.counts.chars += 1;
+                self.wide_char(wc);
+                Some(n.max(1))
+            }
+        }
     }
 
     /// UTF-8 without -w or -L, from `buf[from..]` while whole windows are left: blocks of ASCII
@@ -566,22 +579,22 @@ impl<'a> Counter<'a> {
         }
     }
 
-    /// Completes a UTF-8 character begun at the end of the last chunk with the first bytes of
+    /// Completes a character begun at the end of the last chunk with the first bytes of
     /// `buf`; returns how many bytes of `buf` it took.
     fn finish_pending(&mut self, buf: &[u8]) -> usize {
-        let mut tmp = [0u8; 8];
+        let mut tmp = [0u8; 2 * MAX_CHAR_LEN];
         let held = self.pending_len;
         tmp[..held].copy_from_slice(&self.pending[..held]);
-        let take = buf.len().min(4);
+        let take = buf.len().min(MAX_CHAR_LEN);
         tmp[held..held + take].copy_from_slice(&buf[..take]);
         let avail = held + take;
         self.pending_len = 0;
         let mut j = 0;
         while j < held {
-            match self.utf8_step(&tmp[j..avail]) {
+            match self.mb_step(&tmp[j..avail]) {
                 Some(n) => j += n,
                 None => {
-                    // Still incomplete: the whole chunk (fewer than 4 bytes) joins the pending ones.
+                    // Still incomplete: the whole (short) chunk joins the pending bytes.
                     self.pending[..avail - j].copy_from_slice(&tmp[j..avail]);
                     self.pending_len = avail - j;
                     return buf.len();

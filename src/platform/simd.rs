@@ -115,6 +115,10 @@ pub trait BlockMasks: Copy {
     fn high(self, block: &[u8; 64]) -> u64;
     /// Below 0x20, 0x7f, or above (see [`control_or_high_mask64`]).
     fn control_or_high(self, block: &[u8; 64]) -> u64;
+    /// ASCII controls: below 0x20, and 0x7f.
+    fn controls(self, block: &[u8; 64]) -> u64 {
+        self.control_or_high(block) & !self.high(block)
+    }
     /// ASCII white space, and 0xa0 when `with_a0` (see [`ascii_space_mask64`]).
     fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64;
     /// [`Utf8Ranges`] of the block.
@@ -162,15 +166,27 @@ pub trait WithMasks {
     fn run<M: BlockMasks>(self, masks: M) -> Self::Output;
 }
 
-/// Runs `work` with AVX2 block masks, from a function compiled for AVX2, BMI1/2, POPCNT and
-/// LZCNT (so what it inlines uses `popcnt`, `tzcnt` and VEX encodings too), when the best
-/// kernel is AVX2 or better; else with the [`Baseline`] masks.
+/// Runs `work` with the block masks of `kernel` (or the best one below it this build and CPU
+/// have), from a function compiled for that instruction set: for AVX2 and AVX-512 also BMI1/2,
+/// POPCNT and LZCNT, so what `work` inlines uses `popcnt`, `tzcnt` and VEX/EVEX encodings too.
+/// The portable and SSE2 kernels both run with the [`Baseline`] masks.
 #[inline(always)]
-pub fn with_best_masks<W: WithMasks>(work: W) -> W::Output {
-    if imp::HAS_X86_KERNELS && matches!(Kernel::best(), Kernel::Avx2 | Kernel::Avx512) {
-        return imp::with_avx2(work);
+pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
+    if imp::HAS_X86_KERNELS {
+        if kernel == Kernel::Avx512 && kernel.is_available() {
+            return imp::with_avx512(work);
+        }
+        if matches!(kernel, Kernel::Avx2 | Kernel::Avx512) && Kernel::Avx2.is_available() {
+            return imp::with_avx2(work);
+        }
     }
     work.run(Baseline)
+}
+
+/// [`with_masks`] with the best kernel.
+#[inline(always)]
+pub fn with_best_masks<W: WithMasks>(work: W) -> W::Output {
+    with_masks(Kernel::best(), work)
 }
 
 /// How many bytes of `buf` equal `byte`, with the best kernel.
@@ -232,11 +248,12 @@ mod imp {
     use std::arch::x86_64::{
         __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
         _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
-        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
-        _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8,
-        _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512,
-        _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
-        _mm512_sub_epi8,
+        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
+        _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
+        _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask, _mm512_cmplt_epu8_mask,
+        _mm512_loadu_si512, _mm512_movepi8_mask, _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8,
+        _mm512_set1_epi8, _mm512_setzero_si512, _mm512_sub_epi8,
     };
 
     pub const HAS_X86_KERNELS: bool = true;
@@ -256,6 +273,108 @@ mod imp {
     #[inline(never)]
     fn avx2_context<W: WithMasks>(work: W) -> W::Output {
         work.run(Avx2Masks(()))
+    }
+
+    #[inline(always)]
+    pub fn with_avx512<W: WithMasks>(work: W) -> W::Output {
+        let features = crate::platform::cpu::features();
+        assert!(features.avx512bw && features.avx2 && features.bmi2 && features.popcnt);
+        // SAFETY: the CPU has every feature `avx512_context` is compiled for (checked just
+        // above; AVX-512BW implies AVX-512F, LZCNT and BMI1 come with BMI2).
+        unsafe { avx512_context(work) }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt")]
+    #[inline(never)]
+    fn avx512_context<W: WithMasks>(work: W) -> W::Output {
+        work.run(Avx512Masks(()))
+    }
+
+    /// AVX-512 block masks (compares straight into 64-bit masks). Only `avx512_context` makes
+    /// one, after its caller checked that the CPU has AVX-512BW: holding one proves the
+    /// AVX-512 instructions below can run.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx512Masks(());
+
+    #[inline(always)]
+    fn load512(block: &[u8; 64]) -> __m512i {
+        // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment. Called
+        // only from Avx512Masks methods: the CPU has AVX-512.
+        unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
+    }
+
+    impl BlockMasks for Avx512Masks {
+        #[inline(always)]
+        fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe { _mm512_cmpeq_epi8_mask(load512(block), _mm512_set1_epi8(byte as i8)) }
+        }
+
+        #[inline(always)]
+        fn high(self, block: &[u8; 64]) -> u64 {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe { _mm512_movepi8_mask(load512(block)) }
+        }
+
+        #[inline(always)]
+        fn control_or_high(self, block: &[u8; 64]) -> u64 {
+            let v = load512(block);
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe {
+                _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)) | _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0x7f))
+            }
+        }
+
+        #[inline(always)]
+        fn controls(self, block: &[u8; 64]) -> u64 {
+            let v = load512(block);
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe {
+                _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0x7f))
+            }
+        }
+
+        #[inline(always)]
+        fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
+            let v = load512(block);
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe {
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and 0xa0).
+                let low = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(9)), _mm512_set1_epi8(4));
+                let space = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b' ' as i8));
+                let a0 = if with_a0 { _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xa0u8 as i8)) } else { 0 };
+                low | space | a0
+            }
+        }
+
+        #[inline(always)]
+        fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+            let v = load512(block);
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe {
+                let high = _mm512_movepi8_mask(v);
+                Utf8Ranges {
+                    high,
+                    cont: high & !_mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xc0u8 as i8)),
+                    ge_c2: _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xc2u8 as i8)),
+                    ge_e0: _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xe0u8 as i8)),
+                    ge_f0: _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xf0u8 as i8)),
+                    ge_f5: _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xf5u8 as i8)),
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn ascii_blocks(self, buf: &[u8]) -> usize {
+            let mut n = 0;
+            for block in buf.chunks_exact(64) {
+                if self.high(block.try_into().unwrap()) != 0 {
+                    break;
+                }
+                n += 64;
+            }
+            n
+        }
     }
 
     /// AVX2 block masks. Only `avx2_context` makes one, after its caller checked that the CPU
@@ -306,6 +425,21 @@ mod imp {
                 join(
                     _mm256_or_si256(_mm256_cmpgt_epi8(space, a), _mm256_cmpeq_epi8(a, del)),
                     _mm256_or_si256(_mm256_cmpgt_epi8(space, b), _mm256_cmpeq_epi8(b, del)),
+                )
+            }
+        }
+
+        #[inline(always)]
+        fn controls(self, block: &[u8; 64]) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                // Signed "below 0x20" holds for 0x80..=0xff too: the andnot with the byte itself
+                // clears the sign bit of those lanes.
+                let (space, del) = (_mm256_set1_epi8(0x20), _mm256_set1_epi8(0x7f));
+                join(
+                    _mm256_or_si256(_mm256_andnot_si256(a, _mm256_cmpgt_epi8(space, a)), _mm256_cmpeq_epi8(a, del)),
+                    _mm256_or_si256(_mm256_andnot_si256(b, _mm256_cmpgt_epi8(space, b)), _mm256_cmpeq_epi8(b, del)),
                 )
             }
         }
@@ -613,6 +747,8 @@ mod imp {
         work.run(super::Baseline)
     }
 
+    pub use with_avx2 as with_avx512;
+
     pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
         unreachable!("no x86 kernels in this build")
     }
@@ -724,7 +860,7 @@ mod tests {
         assert_eq!(count_byte(b"a\nb\n\n", b'\n'), 3);
     }
 
-    type AllMasks = (u64, u64, u64, u64, u64, super::Utf8Ranges, usize);
+    type AllMasks = (u64, u64, u64, u64, u64, u64, super::Utf8Ranges, usize);
 
     /// Every block mask of every 64-byte block of `buf`, with the masks `run` is given.
     struct Every<'a>(&'a [u8]);
@@ -741,6 +877,7 @@ mod tests {
                         m.eq(b, b'\n'),
                         m.high(b),
                         m.control_or_high(b),
+                        m.controls(b),
                         space.0,
                         space.1,
                         m.utf8_ranges(b),
@@ -754,8 +891,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
 
-        /// The best masks (AVX2 on CPUs that have it) against the baseline ones (SSE2 or SWAR,
-        /// which the tests above check against plain definitions), every block alignment.
+        /// Every kernel's masks (AVX2 and AVX-512 where the CPU has them) against the baseline
+        /// ones (SSE2 or SWAR, which the tests above check against plain definitions), at every
+        /// block alignment; `controls` too.
         #[test]
         fn best_block_masks_match_the_baseline(
             buf in proptest::collection::vec(proptest::prop_oneof![
@@ -766,7 +904,11 @@ mod tests {
         ) {
             let best = super::with_best_masks(Every(&buf));
             let baseline = super::WithMasks::run(Every(&buf), super::Baseline);
-            proptest::prop_assert_eq!(best, baseline);
+            for kernel in super::Kernel::ALL {
+            let got = super::with_masks(kernel, Every(&buf));
+            proptest::prop_assert_eq!(&got, &baseline, "{:?}", kernel);
+        }
+        proptest::prop_assert_eq!(best, baseline);
         }
     }
 

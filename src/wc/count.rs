@@ -451,23 +451,40 @@ impl<'a> Counter<'a> {
 
     /// A 64-byte window at `buf[at..]`, for -L (`WIDTH`) in a single-byte or UTF-8 locale, and
     /// without -L for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters
-    /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` every byte
-    /// that is not printable ASCII (line ends, TAB, controls, non-ASCII), else the non-ASCII
-    /// bytes. Between events, printable ASCII advances the line by one column a byte. A non-ASCII
-    /// UTF-8 character is decoded and classified from the cached C-library classes (its bytes
-    /// join the space mask if it is white space); an invalid byte is a word byte, no character,
-    /// width 0. The window ends before a character that would cross its end. Returns the bytes
-    /// used (0: leave this window to the character loop).
+    /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` the controls
+    /// (line ends, TAB, ...), and the bytes that may begin a UTF-8 character (a lead byte with
+    /// the continuation bytes it wants; in a single-byte locale every byte above 0x7f unless none
+    /// is printable). Any other byte above 0x7f is an invalid byte or a continuation byte a lead
+    /// takes with it: invalid ones are word bytes, no character, width 0, so they need no visit
+    /// (a run between events is as wide as its bytes below 0x80). A UTF-8 character is decoded
+    /// (which also checks the E0/ED/F0/F4 limits) and classified from the cached C-library
+    /// classes (its bytes join the space mask if it is white space). The window ends before a
+    /// character that would cross its end. Returns the bytes used (0: leave this window to the
+    /// character loop).
     #[inline(always)]
     fn line_block<M: BlockMasks, const WIDTH: bool>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-        let high = if self.multibyte { m.high(block) } else { 0 };
         let mut space = if self.want.words { m.ascii_space(block, self.classes.space_a0) } else { 0 };
-        // In a single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX), those
-        // bytes are not events: a run's width is its length less its high bytes.
-        let skip_high = WIDTH && !self.multibyte && self.classes.high_unprintable;
-        let high_unprintable = if skip_high { m.high(block) } else { 0 };
-        let mut events = if WIDTH { m.control_or_high(block) & !high_unprintable } else { high };
+        let high = m.high(block);
+        let controls = if WIDTH { m.controls(block) } else { 0 };
+        // `high`: the bytes above 0x7f, counted out of characters; `hidden`: those that are not
+        // events, counted out of a run's width.
+        let (high, hidden, mut events) = if self.utf8 && high == 0 {
+            (0, 0, controls)
+        } else if self.utf8 {
+            let r = m.utf8_ranges(block);
+            let (lead2, lead3, lead4) = (r.ge_c2 & !r.ge_e0, r.ge_e0 & !r.ge_f0, r.ge_f0 & !r.ge_f5);
+            let (c1, c2, c3) = (r.cont >> 1, r.cont >> 2, r.cont >> 3);
+            let starts = (lead2 & c1) | (lead3 & c1 & c2) | (lead4 & c1 & c2 & c3);
+            // Leads whose characters would reach past the window: decoding decides.
+            let crossing = (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61);
+            (r.high, r.high, controls | starts | crossing)
+        } else if self.classes.high_unprintable {
+            // A single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX).
+            (0, high, controls)
+        } else {
+            (0, 0, m.control_or_high(block))
+        };
         let mut end = 64;
         let mut last = 0;
         let mut pos = self.line_pos;
@@ -479,20 +496,18 @@ impl<'a> Counter<'a> {
         // plus the whole window cannot pass the longest line so far, nothing before its last
         // line end can change the answer: only what follows that line end is measured.
         let lf = m.eq(block, b'\n');
-        if WIDTH && !self.want.words && !(self.multibyte && self.want.chars) && lf != 0 && pos + 64 <= longest {
-            let controls = m.control_or_high(block) & !m.high(block);
-            if controls & !lf == 0 {
-                last = 64 - lf.leading_zeros() as usize;
-                events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
-                pos = 0;
-            }
+        let alone = WIDTH && !self.want.words && !(self.multibyte && self.want.chars);
+        if alone && lf != 0 && pos + 64 <= longest && controls & !lf == 0 {
+            last = 64 - lf.leading_zeros() as usize;
+            events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
+            pos = 0;
         }
         while events != 0 {
             let p = events.trailing_zeros() as usize;
             if WIDTH {
                 pos += (p - last) as u64;
-                if skip_high {
-                    pos -= u64::from((high_unprintable & span(last, p)).count_ones());
+                if hidden != 0 {
+                    pos -= u64::from((hidden & span(last, p)).count_ones());
                 }
             }
             let c = block[p];
@@ -538,10 +553,7 @@ impl<'a> Counter<'a> {
             return 0;
         }
         if WIDTH {
-            pos += (end - last) as u64;
-            if skip_high {
-                pos -= u64::from((high_unprintable & span(last, end)).count_ones());
-            }
+            pos += (end - last) as u64 - u64::from((hidden & span(last, end)).count_ones());
             self.line_pos = pos;
             self.counts.max_line_length = longest;
         }
@@ -842,19 +854,32 @@ mod tests {
         }
     }
 
-    /// Counts `input` cut at `cuts` with the best block masks (AVX2 where the CPU has it), and
-    /// again with the baseline masks (SSE2, or SWAR with `portable`).
-    fn count_both_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> [Counts; 2] {
-        let classes = ByteClasses::new(charset, false);
-        let mut best = Counter::new(want, &classes, charset);
-        let mut baseline = Counter::new(want, &classes, charset);
-        let mut prev = 0;
-        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-            best.feed(&input[prev..cut]);
-            baseline.feed_chunk(platform::simd::Baseline, &input[prev..cut]);
-            prev = cut;
+    /// Counts `input` cut at `cuts` with each kernel's block masks (baseline SSE2 or SWAR for
+    /// portable and sse2; AVX2 and AVX-512 where the CPU has them) and through `feed` (the best).
+    fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
+        struct Chunk<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
+        impl WithMasks for Chunk<'_, '_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn run<M: BlockMasks>(self, masks: M) {
+                self.0.feed_chunk(masks, self.1);
+            }
         }
-        [best.finish(), baseline.finish()]
+        let classes = ByteClasses::new(charset, false);
+        let mut results = Vec::new();
+        for kernel in platform::simd::Kernel::ALL.into_iter().map(Some).chain([None]) {
+            let mut counter = Counter::new(want, &classes, charset);
+            let mut prev = 0;
+            for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+                match kernel {
+                    Some(kernel) => platform::simd::with_masks(kernel, Chunk(&mut counter, &input[prev..cut])),
+                    None => counter.feed(&input[prev..cut]),
+                }
+                prev = cut;
+            }
+            results.push(counter.finish());
+        }
+        results
     }
 
     /// Byte soup for the C locale: letters, white space of every kind, line ends, high bytes,
@@ -936,7 +961,7 @@ mod tests {
             let want = want_from_bits(bits);
             let cuts = cuts_for(input.len(), &seeds);
             let expected = wanted(reference_c(&input), want);
-            for got in count_both_ways(Charset::Unibyte, &input, &cuts, want) {
+            for got in count_all_ways(Charset::Unibyte, &input, &cuts, want) {
                 let got = Counts { chars: if want.chars { got.chars } else { 0 }, ..wanted(got, want) };
                 prop_assert_eq!(got, expected);
             }
@@ -951,7 +976,7 @@ mod tests {
             let want = want_from_bits(bits);
             let cuts = cuts_for(input.len(), &seeds);
             let expected = wanted(reference_utf8(&input), want);
-            for got in count_both_ways(Charset::Utf8, &input, &cuts, want) {
+            for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
                 prop_assert_eq!(wanted(got, want), expected);
             }
         }
@@ -978,7 +1003,7 @@ mod tests {
             let cuts = cuts_for(input.len(), &seeds);
             let want = Want { max_line_length: true, ..Want::default() };
             let expected = wanted(reference_utf8(&input), want);
-            for got in count_both_ways(Charset::Utf8, &input, &cuts, want) {
+            for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
                 prop_assert_eq!(wanted(got, want), expected);
             }
         }

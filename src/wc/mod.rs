@@ -466,7 +466,6 @@ impl Buffers {
         if let Err(err) = self.small() {
             return Some(err);
         }
-        platform::advise_sequential(fd);
         let mut big = false;
         loop {
             let buf = match (big, &mut self.big) {
@@ -478,6 +477,9 @@ impl Buffers {
                 Ok(n) => {
                     consume(&buf[..n]);
                     if n == BUFFER_SIZE && !big {
+                        // A large input: read-ahead advice is worth its system call now (small
+                        // files, the common case in scripts, are over before it would help).
+                        platform::advise_sequential(fd);
                         if self.big.is_none() {
                             self.big = platform::PageBuffer::new(BIG_BUFFER_SIZE).ok();
                         }

@@ -85,3 +85,17 @@ fn unknown_tool_and_no_tool_are_errors() {
         .code(1)
         .stderr(predicate::str::starts_with("rapidutils: 'a b': no such tool"));
 }
+
+/// Start-up: on Linux with glibc the binaries load no shared library but the C library (build.rs
+/// links the unwinder from libgcc_eh.a instead of loading libgcc_s.so.1 at every run).
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn binaries_need_only_the_c_library() {
+    for tool in ["rapidutils", "yes", "cat", "wc"] {
+        let out = std::process::Command::new("readelf").arg("-d").arg(ours(tool)).output().expect("readelf (binutils)");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let needed: Vec<&str> = text.lines().filter(|l| l.contains("(NEEDED)")).collect();
+        assert_eq!(needed.len(), 1, "{tool}: {needed:?}");
+        assert!(needed[0].contains("[libc.so.6]"), "{tool}: {needed:?}");
+    }
+}

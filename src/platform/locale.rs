@@ -50,15 +50,18 @@ fn codeset_is_utf8() -> bool {
     matches!(codeset.to_bytes(), b"UTF-8" | b"utf-8" | b"utf8" | b"UTF8")
 }
 
-/// Selects the locale from the environment (`setlocale(LC_ALL, "")`, as GNU tools do first
-/// thing) and says what `LC_CTYPE` is. Done once, lazily: tools that never look at characters
-/// never pay for loading locale files.
+/// Selects the character-type locale from the environment (`setlocale(LC_CTYPE, "")`) and says
+/// what it is. GNU tools select every category (`LC_ALL`), but the others only translate
+/// messages (which rapidutils does not: its messages and `strerror` texts stay English, as
+/// GNU's in the C locale) or format numbers and dates (which these tools never do); loading
+/// them cost start-up time (a dozen files). Done once, lazily: tools that never look at
+/// characters never pay for loading locale files.
 pub fn charset() -> Charset {
     static CHARSET: OnceLock<Charset> = OnceLock::new();
     *CHARSET.get_or_init(|| {
         // SAFETY: called once, before any other locale-dependent call of ours, with a static
         // NUL-terminated empty string meaning "from the environment".
-        unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) };
+        unsafe { libc::setlocale(libc::LC_CTYPE, c"".as_ptr()) };
         if mb_cur_max() <= 1 {
             Charset::Unibyte
         } else if codeset_is_utf8() {

@@ -80,12 +80,14 @@ pub fn main(args: Vec<OsString>) -> i32 {
         diag::try_help();
         return diag::EXIT_FAILURE;
     }
-    let charset = platform::charset();
+    // Lines and bytes do not depend on the locale: only words, characters and widths load it.
+    let needs_locale = want.words || want.chars || want.max_line_length;
+    let charset = if needs_locale { platform::charset() } else { Charset::Unibyte };
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut wc = Wc {
         want,
         charset,
-        classes: ByteClasses::new(charset, posixly_correct),
+        classes: needs_locale.then(|| ByteClasses::new(charset, posixly_correct)),
         debug,
         total,
         width: 1,
@@ -146,7 +148,7 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
 struct Wc {
     want: Want,
     charset: Charset,
-    classes: ByteClasses,
+    classes: Option<ByteClasses>,
     debug: bool,
     total: TotalMode,
     width: usize,
@@ -398,7 +400,8 @@ impl Wc {
             counts.chars = counts.bytes;
             return (counts, error);
         }
-        let mut counter = Counter::new(self.want, &self.classes, self.charset);
+        let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
+        let mut counter = Counter::new(self.want, classes, self.charset);
         let error = self.buffers.read_all(fd, |chunk| counter.feed(chunk));
         let mut counts = counter.finish();
         if !count_chars {

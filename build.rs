@@ -1,0 +1,25 @@
+//! Links the unwinder statically on Linux with glibc.
+//!
+//! Rust's standard library names `libgcc_s.so.1` for `_Unwind_*` (backtraces; nothing unwinds
+//! with `panic = "abort"`), and loading that shared library is ~0.1 ms of every run, 7 % of
+//! `wc -l` on a tiny file (1.46 against 1.36 ms, medians of 2000 runs). Taking the same
+//! functions from libgcc's static `libgcc_eh.a` drops it (with `--as-needed`, which rustc
+//! passes, the shared library is then not needed). Where `cc` cannot name that archive the
+//! build links as usual.
+
+use std::path::Path;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let Ok(out) = Command::new(cc).arg("-print-file-name=libgcc_eh.a").output() else { return };
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if out.status.success() && Path::new(&path).is_absolute() && Path::new(&path).exists() {
+        println!("cargo:rustc-link-arg=-Wl,--push-state,--whole-archive,{path},--pop-state");
+    }
+}

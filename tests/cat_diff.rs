@@ -100,6 +100,29 @@ fn every_option_combination_on_files_and_pipes() {
 }
 
 #[test]
+fn every_simd_kernel_formats_the_same() {
+    // The formatting loops run with each kernel's block masks (RAPIDUTILS_SIMD forces one:
+    // baseline SSE2/SWAR masks for portable and sse2, AVX2 and AVX-512 where the CPU has them).
+    let dir = TempDir::new("cat-kernels");
+    let paths: Vec<_> = inputs().iter().map(|(name, data)| dir.file(name, data)).collect();
+    for opts in [&["-A"][..], &["-n"], &["-vns"], &["-bE"], &["-T"], &["-et"]] {
+        let [_, mut gnu] = both("cat", "cat");
+        gnu.args(opts).args(&paths);
+        let expected = run_piped(gnu, None);
+        for kernel in ["portable", "sse2", "avx2", "avx512"] {
+            let [mut mine, _] = both("cat", "cat");
+            mine.env("RAPIDUTILS_SIMD", kernel).args(opts).args(&paths);
+            let gnu = Outcome {
+                stdout: expected.stdout.clone(),
+                stderr: expected.stderr.clone(),
+                status: expected.status.clone(),
+            };
+            compare(&format!("{opts:?} {kernel}"), run_piped(mine, None), gnu);
+        }
+    }
+}
+
+#[test]
 fn stdin_as_regular_file_also_at_an_offset() {
     // stdin is a regular file whose offset was moved first: cat must start there (and the
     // zero-copy paths must use the file offset, not the start of the file).

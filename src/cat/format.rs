@@ -4,6 +4,7 @@
 //! over from chunk to chunk and from file to file exactly as in GNU's `cat`.
 
 use crate::platform;
+use crate::platform::simd::{BlockMasks, WithMasks};
 use memchr::memchr;
 
 /// Which formatting options are on.
@@ -142,11 +143,9 @@ impl OutBuf {
     /// Appends `src[at..at + len]` for runs of any length, short ones by small fixed copies.
     #[inline(always)]
     fn put_run(&mut self, src: &[u8], at: usize, len: usize) {
-        if len <= 16 {
-            self.put_from::<16>(src, at, len);
-        } else {
-            self.put_from::<OVERCOPY>(src, at, len);
-        }
+        // One 64-byte copy (a single vector move in the AVX-512 build) whatever the length:
+        // cheaper than telling short runs from long ones.
+        self.put_from::<OVERCOPY>(src, at, len);
     }
 
     /// Appends a byte's -v notation (always four bytes written, `len` of them kept).
@@ -242,8 +241,22 @@ impl Formatter {
     }
 
     /// Formats `input` (any chunk of a file) onto the end of `out`, which must have room for
-    /// it (`OutBuf::room_for`).
+    /// it (`OutBuf::room_for`). Runs with the best block masks, compiled for their
+    /// instruction set (see `platform::simd::with_best_masks`).
     pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
+        struct Feed<'f, 'i, 'o>(&'f mut Formatter, &'i [u8], &'o mut OutBuf);
+        impl WithMasks for Feed<'_, '_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn run<M: BlockMasks>(self, masks: M) {
+                self.0.feed_with(masks, self.1, self.2);
+            }
+        }
+        platform::simd::with_best_masks(Feed(self, input, out));
+    }
+
+    #[inline(always)]
+    fn feed_with<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
         assert!(out.data.len() - out.len >= input.len() * WORST_EXPANSION + 2, "OutBuf too small");
         if self.opts.show_nonprinting && !self.opts.number && !self.opts.squeeze_blank {
             // No line state is needed: a byte-to-bytes mapping (the common -A, -v, -e, -t).
@@ -253,11 +266,11 @@ impl Formatter {
                 (false, true) => &MAP_ENDS,
                 (false, false) => &MAP_PLAIN,
             };
-            map_bytes(input, table, out);
+            map_bytes(m, input, table, out);
             return;
         }
         if self.opts.show_nonprinting {
-            self.feed_nonprinting(input, out);
+            self.feed_nonprinting(m, input, out);
             return;
         }
         if self.pending_cr && !input.is_empty() {
@@ -270,7 +283,7 @@ impl Formatter {
         let mut blocks = input.chunks_exact(64);
         let mut base = 0;
         for block in &mut blocks {
-            let mut mask = platform::simd::eq_mask64(block.try_into().unwrap(), b'\n');
+            let mut mask = m.eq(block.try_into().unwrap(), b'\n');
             while mask != 0 {
                 let end = base + mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -299,24 +312,25 @@ impl Formatter {
     /// single bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table
     /// (written as four bytes of which `len` count). The short last block is padded with spaces,
     /// which need no notation, in a local copy with room for the over-long copies of `put_from`.
-    fn feed_nonprinting(&mut self, input: &[u8], out: &mut OutBuf) {
+    #[inline(always)]
+    fn feed_nonprinting<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
-            self.nonprinting_block(input, base, 64, out);
+            self.nonprinting_block(m, input, base, 64, out);
         }
         if full < input.len() {
             let rest = &input[full..];
             let mut padded = [b' '; 128];
             padded[..rest.len()].copy_from_slice(rest);
-            self.nonprinting_block(&padded, 0, rest.len(), out);
+            self.nonprinting_block(m, &padded, 0, rest.len(), out);
         }
     }
 
     /// Bytes `src[base..base + len]` (within one 64-byte block) under -v.
     #[inline(always)]
-    fn nonprinting_block(&mut self, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
+    fn nonprinting_block<M: BlockMasks>(&mut self, m: M, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
         let table = if self.opts.show_tabs { &NOTATION_TABS_SHOWN } else { &NOTATION_TABS_KEPT };
-        let mut mask = platform::simd::control_or_high_mask64(src[base..base + 64].try_into().unwrap());
+        let mut mask = m.control_or_high(src[base..base + 64].try_into().unwrap());
         if len < 64 {
             mask &= (1u64 << len) - 1;
         }
@@ -354,7 +368,7 @@ impl Formatter {
     }
 
     /// Line content `input[start..end]` (no LF), numbered if it starts a line.
-    #[inline]
+    #[inline(always)]
     fn content(&mut self, input: &[u8], start: usize, end: usize, ends_line: bool, out: &mut OutBuf) {
         self.start_content(out);
         let needs_work = self.opts.show_tabs || (self.opts.show_ends && input[end - 1] == b'\r');
@@ -426,11 +440,12 @@ impl Formatter {
 
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
 /// notation splits it into runs copied as they are and single bytes from the table.
-fn map_bytes(input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+#[inline(always)]
+fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
     let full = input.len() / 64 * 64;
     let mut done = 0;
     for base in (0..full).step_by(64) {
-        let mut mask = platform::simd::control_or_high_mask64(input[base..base + 64].try_into().unwrap());
+        let mut mask = m.control_or_high(input[base..base + 64].try_into().unwrap());
         while mask != 0 {
             let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;

@@ -475,3 +475,38 @@ fn other_multibyte_locales_go_through_mbrtowc_as_gnu() {
         }
     }
 }
+
+#[test]
+fn large_files_counted_in_two_halves_as_in_one() {
+    // Files of 64 MiB or more are counted in two halves on two threads (when two CPUs may be
+    // used), cut after the first line end past the middle; the counts must be GNU's.
+    let dir = TempDir::new("wc-halves");
+    let mut block = String::new();
+    for i in 0..2000 {
+        block.push_str(&format!("{i}\tcafé 日本語 —\u{3000}x\u{a0}y {}\r\n", "word ".repeat(i % 37)));
+    }
+    let text = block.as_bytes().repeat((70 << 20) / block.len() + 1);
+    let text = dir.file("text", &text);
+    // One line of 70 MiB: no line end near the middle, so no cut.
+    let line = dir.file("line", &b"ab \xce\xb1 ".repeat(10 << 20));
+    for (locale, opts) in [("C", &["-l"][..]), ("C.UTF-8", &[]), ("C.UTF-8", &["-m", "-L"]), ("C", &["-wL"])] {
+        let [mut mine, mut gnu] = pair(locale);
+        for cmd in [&mut mine, &mut gnu] {
+            cmd.args(opts).arg(&text).arg(&line);
+        }
+        compare(&format!("{locale} {opts:?}"), run_piped(mine, None), run_piped(gnu, None));
+    }
+    // The second half really ran on a thread of its own where two CPUs may be used.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        let out = Command::new("strace")
+            .args(["-f", "-e", "trace=clone,clone3", "-o", "/dev/stdout"])
+            .arg(ours("wc"))
+            .arg("-l")
+            .arg(&text)
+            .stderr(Stdio::null())
+            .output()
+            .expect("strace");
+        let trace = String::from_utf8_lossy(&out.stdout);
+        assert!(trace.contains("clone"), "no thread: {trace}");
+    }
+}

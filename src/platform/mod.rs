@@ -89,6 +89,14 @@ pub fn read(fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
     check(unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) })
 }
 
+/// One `pread(2)`: reads at `offset` without moving the file offset (several threads can read
+/// one file). EINTR is returned to the caller.
+pub fn pread(fd: Fd, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let offset = libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: buf is valid for writes of its whole length.
+    check(unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), offset) })
+}
+
 /// Waits until `fd` can take more output (used when stdout is non-blocking and said EAGAIN).
 pub fn wait_writable(fd: Fd) -> io::Result<()> {
     let mut pfd = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };

@@ -12,16 +12,19 @@ RELEASE     := target/release
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
-.PHONY: all build test test-deps install uninstall bench clean
+.PHONY: all build test test-deps install uninstall bench clean man completions generate
 
 all: build
 
 build:
 	$(CARGO) build --release --bins
 
-# Everything the tests need: strace and the GNU coreutils 9.12 oracle in /opt/gnu-oracle (root).
+# Everything the tests need (root): strace, the man-page and completion checkers (mandoc, man-db,
+# zsh, fish), and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
+TEST_PROGRAMS := strace:strace mandoc:mandoc man:man-db zsh:zsh fish:fish
 test-deps:
-	@command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace; }
+	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
 	@bash $(ORACLE_SH) >/dev/null || true
 	@/opt/gnu-oracle/bin/yes --version | head -n1
 
@@ -45,6 +48,13 @@ ifeq ($(INSTALL_MODE),links)
 	rm -f "$(DESTDIR)$(BINDIR)/rapidutils"
 endif
 	for t in $(TOOLS); do rm -f "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+
+# man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
+# shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.
+man completions: generate
+	@:
+generate:
+	$(CARGO) run --quiet --features gen --bin rapidutils-gen --target-dir target/gen -- .
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (needs hyperfine, and
 # `cargo install uu_yes --root /opt/uutils` for uutils).

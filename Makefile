@@ -1,14 +1,46 @@
 # rapidutils: build, test, install. `make install` and `make test` are all a newcomer needs.
+
+# Layouts. replace (default): the tools' plain names go into BINDIR, by default /usr/local/bin,
+# ahead of the system's on PATH. distro: the multi-call binary in BINDIR (PREFIX defaults to
+# /usr), the plain names in $(PREFIX)/lib/rapidutils/bin (put it first on PATH to use them),
+# the tools' pages as rapidutils-NAME.1 and completions for `rapidutils` only: nothing a
+# system's coreutils owns is overwritten.
+LAYOUT      ?= replace
+ifeq ($(LAYOUT),distro)
+PREFIX      ?= /usr
+TOOLDIR     ?= $(PREFIX)/lib/rapidutils/bin
+TOOL_MAN_PREFIX ?= rapidutils-
+TOOL_COMPLETIONS ?= no
+else ifneq ($(LAYOUT),replace)
+$(error LAYOUT must be replace or distro, not '$(LAYOUT)')
+endif
 PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      ?= $(PREFIX)/bin
-# Installed names are $(PROG_PREFIX)yes etc.; the multi-call binary recognises any prefix.
+# Where the tools' names go (links or binaries).
+TOOLDIR     ?= $(BINDIR)
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+# Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions.
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+# Installed names are $(PROG_PREFIX)yes etc. (pages and completions too); the multi-call binary
+# recognises any prefix.
 PROG_PREFIX ?=
+TOOL_MAN_PREFIX ?= $(PROG_PREFIX)
+# Install completions for the tools' names (yes: replace layout; no: distro layout).
+TOOL_COMPLETIONS ?= yes
 # links: one multi-call binary plus symlinks to it; separate: one binary per tool.
 INSTALL_MODE ?= links
+ifeq ($(filter links separate,$(INSTALL_MODE)),)
+$(error INSTALL_MODE must be links or separate, not '$(INSTALL_MODE)')
+endif
+# Install binaries already built in this directory instead of running cargo (the tests do).
+BINARIES    ?=
 CARGO       ?= cargo
 TOOLS       := cat wc yes
-RELEASE     := target/release
+RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
@@ -34,20 +66,55 @@ test: test-deps
 	$(CARGO) test --release
 	$(CARGO) test --release --features portable
 
-install: build
-	install -d "$(DESTDIR)$(BINDIR)"
+# The completion files name their command in known places (rapidutils-gen's completions.rs);
+# these rewrite them for the installed name $(PROG_PREFIX)$$t.
+SED_BASH = sed -e "s/^\(complete .*\) $$t\$$/\1 $(PROG_PREFIX)$$t/"
+SED_ZSH  = sed -e "s/^\#compdef $$t\$$/\#compdef $(PROG_PREFIX)$$t/" -e "s/\"_$$t\"/\"_$(PROG_PREFIX)$$t\"/" \
+               -e "s/^\(  compdef .*\) $$t\$$/\1 $(PROG_PREFIX)$$t/"
+SED_FISH = sed -e "s/^complete -c $$t /complete -c $(PROG_PREFIX)$$t /"
+D = $(DESTDIR)
+
+install: $(if $(BINARIES),,build)
+	install -d "$(D)$(TOOLDIR)" "$(D)$(MANDIR)/man1"
 ifeq ($(INSTALL_MODE),links)
-	install -m 755 $(RELEASE)/rapidutils "$(DESTDIR)$(BINDIR)/rapidutils"
-	for t in $(TOOLS); do ln -sf rapidutils "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	install -d "$(D)$(BINDIR)" "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
+	install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils"
+	target=$$(realpath -m --relative-to="$(TOOLDIR)" "$(BINDIR)/rapidutils") && \
+	for t in $(TOOLS); do ln -sfn "$$target" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+	install -m 644 man/rapidutils.1 "$(D)$(MANDIR)/man1/rapidutils.1"
+	install -m 644 completions/bash/rapidutils "$(D)$(BASHCOMPDIR)/rapidutils"
+	install -m 644 completions/zsh/_rapidutils "$(D)$(ZSHCOMPDIR)/_rapidutils"
+	install -m 644 completions/fish/rapidutils.fish "$(D)$(FISHCOMPDIR)/rapidutils.fish"
 else
-	for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+endif
+	for t in $(TOOLS); do install -m 644 man/$$t.1 "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+ifeq ($(TOOL_COMPLETIONS),yes)
+	install -d "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
+	for t in $(TOOLS); do \
+	  $(SED_BASH) completions/bash/$$t > "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" && \
+	  $(SED_ZSH) completions/zsh/_$$t > "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" && \
+	  $(SED_FISH) completions/fish/$$t.fish > "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" && \
+	  chmod 644 "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
+	    "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" || exit 1; \
+	done
 endif
 
+# Removes exactly the files `make install` with the same variables put there (and the
+# distro layout's own directory for the tools' names, when it is left empty).
 uninstall:
 ifeq ($(INSTALL_MODE),links)
-	rm -f "$(DESTDIR)$(BINDIR)/rapidutils"
+	rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
+	  "$(D)$(ZSHCOMPDIR)/_rapidutils" "$(D)$(FISHCOMPDIR)/rapidutils.fish"
 endif
-	for t in $(TOOLS); do rm -f "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	for t in $(TOOLS); do rm -f "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+ifeq ($(TOOL_COMPLETIONS),yes)
+	for t in $(TOOLS); do rm -f "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
+	  "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish"; done
+endif
+ifeq ($(LAYOUT),distro)
+	-rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null
+endif
 
 # man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
 # shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.

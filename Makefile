@@ -44,7 +44,8 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
-.PHONY: all build test test-deps install uninstall bench clean man completions generate
+.PHONY: all build test test-deps install uninstall bench clean man completions generate \
+	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
 
 all: build
 
@@ -79,8 +80,10 @@ install: $(if $(BINARIES),,build)
 ifeq ($(INSTALL_MODE),links)
 	install -d "$(D)$(BINDIR)" "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
 	install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils"
-	target=$$(realpath -m --relative-to="$(TOOLDIR)" "$(BINDIR)/rapidutils") && \
-	for t in $(TOOLS); do ln -sfn "$$target" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+	# Relative links (portable sh, no GNU realpath): ../../../bin/rapidutils in the distro layout.
+	from="$(TOOLDIR)"; to="$(BINDIR)/rapidutils"; up=; \
+	while [ "$${to#"$$from"/}" = "$$to" ]; do from=$${from%/*}; up="../$$up"; done; \
+	for t in $(TOOLS); do ln -sfn "$$up$${to#"$$from"/}" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
 	install -m 644 man/rapidutils.1 "$(D)$(MANDIR)/man1/rapidutils.1"
 	install -m 644 completions/bash/rapidutils "$(D)$(BASHCOMPDIR)/rapidutils"
 	install -m 644 completions/zsh/_rapidutils "$(D)$(ZSHCOMPDIR)/_rapidutils"
@@ -122,6 +125,25 @@ man completions: generate
 	@:
 generate:
 	$(CARGO) run --quiet --features gen --bin rapidutils-gen --target-dir target/gen -- .
+
+# Packages (packaging/), built or checked here on Debian, as root: packaging/check.sh says how.
+# Each writes into target/package/.
+PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager \
+	libarchive-tools acl ruby python3 xz-utils git
+packaging-deps:
+	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
+	  missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+# The source tarball and the vendored crates tarball the packages build from.
+dist:
+	bash packaging/dist.sh
+package-deb package-rpm package-arch: packaging-deps
+	bash packaging/check.sh $(@:package-%=%)
+check-freebsd-port check-homebrew: packaging-deps
+	bash packaging/check.sh $(patsubst check-%,%,$(@:%-port=%))
+# Every packaging check that runs here: FreeBSD port files, Homebrew formula, .deb, .rpm, Arch.
+check-packaging: packaging-deps
+	bash packaging/check.sh all
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (needs hyperfine, and
 # `cargo install uu_yes --root /opt/uutils` for uutils).

@@ -180,6 +180,10 @@ pub fn generator() -> PathBuf {
                 .args(["build", "--quiet", "--offline", "--features", "gen", "--bin", "rapidutils-gen", "--target-dir"])
                 .arg(&target)
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
+                // Not the jobserver of a `make test` above us: its descriptors are not ours.
+                .env_remove("MAKEFLAGS")
+                .env_remove("MFLAGS")
+                .env_remove("CARGO_MAKEFLAGS")
                 .status()
                 .expect("run cargo to build rapidutils-gen");
             assert!(status.success(), "building rapidutils-gen failed: {status}");

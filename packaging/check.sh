@@ -19,7 +19,7 @@ vendor=$out/rapidutils-$version-vendor.tar.xz
 say() { printf '== %s\n' "$*"; }
 die() { printf 'check.sh: %s\n' "$*" >&2; exit 1; }
 
-# The files a distro-layout install puts under PREFIX (= /usr here), men pages uncompressed.
+# The files a distro-layout install puts under PREFIX (= /usr here), man pages uncompressed.
 distro_files() {
   printf '%s\n' bin/rapidutils lib/rapidutils/bin/cat lib/rapidutils/bin/wc lib/rapidutils/bin/yes \
     share/bash-completion/completions/rapidutils share/fish/vendor_completions.d/rapidutils.fish \
@@ -27,16 +27,18 @@ distro_files() {
     share/man/man1/rapidutils.1
 }
 
-# Runs the tools of an unpacked package rooted at $1 with prefix $2 (usr, usr/local).
+# Runs the tools of a package unpacked in $1: the multi-call binary in $1/usr/bin, the plain
+# names in $1/$2.
 run_unpacked() {
-  local root=$1 prefix=$2 got
+  local root=$1 tooldir=$1/$2 got
   # yes dies of SIGPIPE when head is done, as it should: not a failure of the pipeline.
-  got=$({ "$root/$prefix/lib/rapidutils/bin/yes" || true; } | head -n 2 | tr '\n' ' ')
+  got=$({ "$tooldir/yes" || true; } | head -n 2 | tr '\n' ' ')
   [ "$got" = "y y " ] || die "yes from the package printed '$got'"
-  got=$(printf 'a b\nc\n' | "$root/$prefix/lib/rapidutils/bin/cat" -n | "$root/$prefix/bin/rapidutils" wc -l)
+  got=$(printf 'a b\nc\n' | "$tooldir/cat" -n | "$tooldir/wc" -l)
   [ "$got" = 2 ] || die "cat | wc from the package printed '$got'"
-  "$root/$prefix/bin/rapidutils" --list | tr '\n' ' '
-  echo "ran from the package: yes, cat, wc, rapidutils --list"
+  got=$("$root/usr/bin/rapidutils" --list | tr '\n' ' ')
+  [ "$got" = "cat wc yes " ] || die "rapidutils --list from the package printed '$got'"
+  echo "ran from the package: yes, cat -n | wc -l, rapidutils --list"
 }
 
 # Unpacks the sources (and the vendored crates) into a fresh $1/rapidutils-VERSION.
@@ -74,7 +76,7 @@ check_deb() {
   diff -u "$work/expected" "$work/contents" || die "the .deb holds other files than expected"
   rm -rf "$work/root"
   dpkg-deb -x "$deb" "$work/root"
-  run_unpacked "$work/root" usr
+  run_unpacked "$work/root" usr/lib/rapidutils/bin
   cp "$deb" "$out/"
   ls -l "$out/$(basename "$deb")"
 }
@@ -105,9 +107,7 @@ check_rpm() {
   rm -rf "$work/root"
   mkdir -p "$work/root"
   (cd "$work/root" && rpm2cpio "$rpm" | cpio -idm --quiet)
-  mkdir -p "$work/root/usr/lib/rapidutils"
-  ln -s ../../libexec/rapidutils/bin "$work/root/usr/lib/rapidutils/bin"
-  run_unpacked "$work/root" usr
+  run_unpacked "$work/root" usr/libexec/rapidutils/bin
   cp "$rpm" "$srpm" "$out/"
   ls -l "$out/$(basename "$rpm")" "$out/$(basename "$srpm")"
 }
@@ -150,7 +150,7 @@ check_arch() {
   diff -u "$work/expected" "$work/contents" || die "the Arch package holds other files than expected"
   mkdir "$work/root"
   bsdtar -xf "$pkg" -C "$work/root"
-  run_unpacked "$work/root" usr
+  run_unpacked "$work/root" usr/lib/rapidutils/bin
   cp "$pkg" "$out/"
   ls -l "$out/$(basename "$pkg")"
   rm -rf "$work"

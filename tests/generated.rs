@@ -60,12 +60,10 @@ fn committed_pages_and_completions_are_current() {
 }
 
 #[test]
-fn pages_carry_source_date_epoch_or_the_release_date() {
+fn pages_carry_the_date_of_source_date_epoch() {
     let dir = generate(Some("1796083200"));
     let page = std::fs::read_to_string(dir.0.join("man/wc.1")).unwrap();
     assert!(page.contains("\n.TH WC 1 2026-12-01 \"rapidutils "), "{page}");
-    let committed_page = std::fs::read_to_string(committed("man/wc.1")).unwrap();
-    assert!(committed_page.contains("\n.TH WC 1 2026-11-30 "));
     let scratch = TempDir::new("gen-bad");
     let out = Command::new(generator()).arg(&scratch.0).env("SOURCE_DATE_EPOCH", "soon").output().unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -1,27 +1,63 @@
 # rapidutils: build, test, install. `make install` and `make test` are all a newcomer needs.
+
+# Layouts. replace (default): the tools' plain names go into BINDIR, by default /usr/local/bin,
+# ahead of the system's on PATH. distro: the multi-call binary in BINDIR (PREFIX defaults to
+# /usr), the plain names in $(PREFIX)/lib/rapidutils/bin (put it first on PATH to use them),
+# the tools' pages as rapidutils-NAME.1 and completions for `rapidutils` only: nothing a
+# system's coreutils owns is overwritten.
+LAYOUT      ?= replace
+ifeq ($(LAYOUT),distro)
+PREFIX      ?= /usr
+TOOLDIR     ?= $(PREFIX)/lib/rapidutils/bin
+TOOL_MAN_PREFIX ?= rapidutils-
+TOOL_COMPLETIONS ?= no
+else ifneq ($(LAYOUT),replace)
+$(error LAYOUT must be replace or distro, not '$(LAYOUT)')
+endif
 PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      ?= $(PREFIX)/bin
-# Installed names are $(PROG_PREFIX)yes etc.; the multi-call binary recognises any prefix.
+# Where the tools' names go (links or binaries).
+TOOLDIR     ?= $(BINDIR)
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+# Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions.
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+# Installed names are $(PROG_PREFIX)yes etc. (pages and completions too); the multi-call binary
+# recognises any prefix.
 PROG_PREFIX ?=
+TOOL_MAN_PREFIX ?= $(PROG_PREFIX)
+# Install completions for the tools' names (yes: replace layout; no: distro layout).
+TOOL_COMPLETIONS ?= yes
 # links: one multi-call binary plus symlinks to it; separate: one binary per tool.
 INSTALL_MODE ?= links
+ifeq ($(filter links separate,$(INSTALL_MODE)),)
+$(error INSTALL_MODE must be links or separate, not '$(INSTALL_MODE)')
+endif
+# Install binaries already built in this directory instead of running cargo (the tests do).
+BINARIES    ?=
 CARGO       ?= cargo
 TOOLS       := cat wc yes
-RELEASE     := target/release
+RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
-.PHONY: all build test test-deps install uninstall bench clean
+.PHONY: all build test test-deps install uninstall bench clean man completions generate \
+	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
 
 all: build
 
 build:
 	$(CARGO) build --release --bins
 
-# Everything the tests need: strace and the GNU coreutils 9.12 oracle in /opt/gnu-oracle (root).
+# Everything the tests need (root): strace, the man-page and completion checkers (mandoc, man-db,
+# zsh, fish), the locale sources (locales), and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
+TEST_PROGRAMS := strace:strace mandoc:mandoc man:man-db zsh:zsh fish:fish
 test-deps:
-	@command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace; }
+	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
 	@# wc's EUC-JP and GB18030 tests compile those locales with localedef from these sources.
 	@test -e /usr/share/i18n/charmaps/GB18030.gz -a -e /usr/share/i18n/locales/ja_JP \
 	  || { apt-get update -qq && apt-get install -y -qq locales; }
@@ -34,20 +70,83 @@ test: test-deps
 	$(CARGO) test --release
 	$(CARGO) test --release --features portable
 
-install: build
-	install -d "$(DESTDIR)$(BINDIR)"
+# The completion files name their command in known places (rapidutils-gen's completions.rs);
+# these rewrite them for the installed name $(PROG_PREFIX)$$t.
+SED_BASH = sed -e "s/^\(complete .*\) $$t\$$/\1 $(PROG_PREFIX)$$t/"
+SED_ZSH  = sed -e "s/^\#compdef $$t\$$/\#compdef $(PROG_PREFIX)$$t/" -e "s/\"_$$t\"/\"_$(PROG_PREFIX)$$t\"/" \
+               -e "s/^\(  compdef .*\) $$t\$$/\1 $(PROG_PREFIX)$$t/"
+SED_FISH = sed -e "s/^complete -c $$t /complete -c $(PROG_PREFIX)$$t /"
+D = $(DESTDIR)
+
+install: $(if $(BINARIES),,build)
+	install -d "$(D)$(TOOLDIR)" "$(D)$(MANDIR)/man1"
 ifeq ($(INSTALL_MODE),links)
-	install -m 755 $(RELEASE)/rapidutils "$(DESTDIR)$(BINDIR)/rapidutils"
-	for t in $(TOOLS); do ln -sf rapidutils "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	install -d "$(D)$(BINDIR)" "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
+	install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils"
+	# Relative links (portable sh, no GNU realpath): ../../../bin/rapidutils in the distro layout.
+	from="$(TOOLDIR)"; to="$(BINDIR)/rapidutils"; up=; \
+	while [ "$${to#"$$from"/}" = "$$to" ]; do from=$${from%/*}; up="../$$up"; done; \
+	for t in $(TOOLS); do ln -sfn "$$up$${to#"$$from"/}" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+	install -m 644 man/rapidutils.1 "$(D)$(MANDIR)/man1/rapidutils.1"
+	install -m 644 completions/bash/rapidutils "$(D)$(BASHCOMPDIR)/rapidutils"
+	install -m 644 completions/zsh/_rapidutils "$(D)$(ZSHCOMPDIR)/_rapidutils"
+	install -m 644 completions/fish/rapidutils.fish "$(D)$(FISHCOMPDIR)/rapidutils.fish"
 else
-	for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+endif
+	for t in $(TOOLS); do install -m 644 man/$$t.1 "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+ifeq ($(TOOL_COMPLETIONS),yes)
+	install -d "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
+	for t in $(TOOLS); do \
+	  $(SED_BASH) completions/bash/$$t > "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" && \
+	  $(SED_ZSH) completions/zsh/_$$t > "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" && \
+	  $(SED_FISH) completions/fish/$$t.fish > "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" && \
+	  chmod 644 "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
+	    "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" || exit 1; \
+	done
 endif
 
+# Removes exactly the files `make install` with the same variables put there (and the
+# distro layout's own directory for the tools' names, when it is left empty).
 uninstall:
 ifeq ($(INSTALL_MODE),links)
-	rm -f "$(DESTDIR)$(BINDIR)/rapidutils"
+	rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
+	  "$(D)$(ZSHCOMPDIR)/_rapidutils" "$(D)$(FISHCOMPDIR)/rapidutils.fish"
 endif
-	for t in $(TOOLS); do rm -f "$(DESTDIR)$(BINDIR)/$(PROG_PREFIX)$$t"; done
+	for t in $(TOOLS); do rm -f "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+ifeq ($(TOOL_COMPLETIONS),yes)
+	for t in $(TOOLS); do rm -f "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
+	  "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish"; done
+endif
+ifeq ($(LAYOUT),distro)
+	-rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null
+endif
+
+# man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
+# shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.
+man completions: generate
+	@:
+generate:
+	$(CARGO) run --quiet --features gen --bin rapidutils-gen --target-dir target/gen -- .
+
+# Packages (packaging/), built or checked here on Debian, as root: packaging/check.sh says how.
+# Each writes into target/package/.
+PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager \
+	libarchive-tools acl ruby python3 xz-utils git
+packaging-deps:
+	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
+	  missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+# The source tarball and the vendored crates tarball the packages build from.
+dist:
+	bash packaging/dist.sh
+package-deb package-rpm package-arch: packaging-deps
+	bash packaging/check.sh $(@:package-%=%)
+check-freebsd-port check-homebrew: packaging-deps
+	bash packaging/check.sh $(patsubst check-%,%,$(@:%-port=%))
+# Every packaging check that runs here: FreeBSD port files, Homebrew formula, .deb, .rpm, Arch.
+check-packaging: packaging-deps
+	bash packaging/check.sh all
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (needs hyperfine, and
 # `cargo install uu_yes --root /opt/uutils` for uutils).

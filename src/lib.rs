@@ -81,16 +81,44 @@ fn multicall_error(message: &[u8]) -> i32 {
     diag::usage_error(message)
 }
 
-fn multicall_help() -> String {
+/// The multi-call binary's own command line: its usage forms, description and options (the tools
+/// are not subcommands here: `--help` lists them in the text, the generator adds them).
+pub fn multicall_command() -> Command {
     let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
-    format!(
-        "Usage: rapidutils TOOL [ARGUMENT]...\n  or:  TOOL [ARGUMENT]...   (through a link named after the tool)\n\
-         Run one of the rapidutils tools: GNU-compatible {}.\n\n\
-         A link or copy whose name ends in a tool's name runs that tool, so the binary can be\n\
-         installed as 'yes' or with a prefix such as 'ru-yes' or 'gyes'.\n\n\
-         \x20     --list\n         list the tools, one per line\n\
-         \x20     --help\n         display this help and exit\n\
-         \x20     --version\n         output version information and exit\n",
-        names.join(", ")
-    )
+    let flag =
+        |id: &'static str, help: &'static str| clap::Arg::new(id).long(id).action(clap::ArgAction::SetTrue).help(help);
+    Command::new("rapidutils")
+        .override_usage("rapidutils TOOL [ARGUMENT]...\nTOOL [ARGUMENT]...   (through a link named after the tool)")
+        .about("GNU-compatible yes, cat and wc in one multi-call binary")
+        .long_about(format!(
+            "Run one of the rapidutils tools: GNU-compatible {}.\n\n\
+             A link or copy whose name ends in a tool's name runs that tool, so the binary can be\n\
+             installed as 'yes' or with a prefix such as 'ru-yes' or 'gyes'.",
+            names.join(", ")
+        ))
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .arg(flag("list", "list the tools, one per line"))
+        .arg(flag("help", "display this help and exit"))
+        .arg(flag("version", "output version information and exit"))
+}
+
+/// `rapidutils --help`: the usage forms, the description, and each option with its description
+/// on the next line (GNU's layout).
+fn multicall_help() -> String {
+    let cmd = multicall_command();
+    let usage = cmd.get_overridden_usage().map(|u| u.to_string()).unwrap_or_default();
+    let mut text = String::new();
+    for (i, line) in usage.lines().enumerate() {
+        text.push_str(if i == 0 { "Usage: " } else { "  or:  " });
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&cmd.get_long_about().map(|a| a.to_string()).unwrap_or_default());
+    text.push_str("\n\n");
+    for arg in cmd.get_arguments() {
+        let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        text.push_str(&format!("      --{}\n         {help}\n", arg.get_long().unwrap_or_default()));
+    }
+    text
 }

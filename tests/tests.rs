@@ -2,6 +2,8 @@
 
 mod cat_diff;
 mod cat_shape;
+mod generated;
+mod install;
 mod multicall;
 mod util;
 mod wc_diff;

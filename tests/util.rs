@@ -167,3 +167,37 @@ pub fn noise(len: usize, mut seed: u64) -> Vec<u8> {
         })
         .collect()
 }
+
+/// The man-page and completion generator (`src/bin/rapidutils-gen`), built once per test run
+/// with `--features gen` into a target dir of its own beside ours, so the binaries under test
+/// are never built with it. A failed build fails every test that needs it.
+pub fn generator() -> PathBuf {
+    static GENERATOR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    GENERATOR
+        .get_or_init(|| {
+            let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target dir").join("gen");
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "--offline", "--features", "gen", "--bin", "rapidutils-gen", "--target-dir"])
+                .arg(&target)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                // Not the jobserver of a `make test` above us: its descriptors are not ours.
+                .env_remove("MAKEFLAGS")
+                .env_remove("MFLAGS")
+                .env_remove("CARGO_MAKEFLAGS")
+                .status()
+                .expect("run cargo to build rapidutils-gen");
+            assert!(status.success(), "building rapidutils-gen failed: {status}");
+            target.join("debug/rapidutils-gen")
+        })
+        .clone()
+}
+
+/// A program the test needs from the system; its absence fails the test (`make test-deps`
+/// installs it).
+pub fn require_program(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} is not installed: run `make test-deps` (as .ci/run does)"))
+}

@@ -3,7 +3,7 @@
 //! Arguments are declared in the order of GNU's `long_options` table (it decides the order of
 //! "possibilities" in an ambiguous-option message); `display_order` gives the help's order.
 
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction, Command, ValueHint};
 
 fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, help: &'static str) -> Arg {
     let arg = Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order).help(help);
@@ -16,7 +16,8 @@ fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize,
 pub fn command() -> Command {
     Command::new("cat")
         .override_usage("cat [OPTION]... [FILE]...")
-        .about("Concatenate FILE(s) to standard output.\n\nWith no FILE, or when FILE is -, read standard input.")
+        .about("concatenate files and print on the standard output")
+        .long_about("Concatenate FILE(s) to standard output.\n\nWith no FILE, or when FILE is -, read standard input.")
         .after_help(
             "\nExamples:\n  {prog} f - g  Output f's contents, then standard input, then g's contents.\n  \
              {prog}        Copy standard input to standard output.",
@@ -57,6 +58,7 @@ pub fn command() -> Command {
             Arg::new("FILE")
                 .action(ArgAction::Append)
                 .num_args(0..)
+                .value_hint(ValueHint::FilePath)
                 .help("files to concatenate ('-' is standard input)"),
         )
 }

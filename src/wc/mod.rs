@@ -10,7 +10,7 @@
 mod cli;
 pub mod count;
 
-pub use cli::command;
+pub use cli::{TOTAL_WHEN, command};
 
 use crate::common::getopt::Getopt;
 use crate::common::{diag, help, quote, sink};
@@ -116,18 +116,13 @@ pub fn main(args: Vec<OsString>) -> i32 {
 
 /// `--total=WHEN`: GNU's argmatch (exact or unambiguous prefix) and its messages.
 fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
-    const CHOICES: [(&str, TotalMode); 4] = [
-        ("auto", TotalMode::Auto),
-        ("always", TotalMode::Always),
-        ("only", TotalMode::Only),
-        ("never", TotalMode::Never),
-    ];
+    const MODES: [TotalMode; 4] = [TotalMode::Auto, TotalMode::Always, TotalMode::Only, TotalMode::Never];
+    let choices = || cli::TOTAL_WHEN.iter().zip(MODES);
     let v = value.as_bytes();
-    if let Some((_, mode)) = CHOICES.iter().find(|(name, _)| name.as_bytes() == v) {
-        return Ok(*mode);
+    if let Some((_, mode)) = choices().find(|(name, _)| name.as_bytes() == v) {
+        return Ok(mode);
     }
-    let matches: Vec<TotalMode> =
-        CHOICES.iter().filter(|(name, _)| name.as_bytes().starts_with(v)).map(|c| c.1).collect();
+    let matches: Vec<TotalMode> = choices().filter(|(name, _)| name.as_bytes().starts_with(v)).map(|c| c.1).collect();
     if matches.len() == 1 {
         return Ok(matches[0]);
     }
@@ -139,7 +134,7 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
     message.extend_from_slice(&quote::quote_locale(b"--total"));
     diag::error(&message);
     let mut list = b"Valid arguments are:".to_vec();
-    for (name, _) in CHOICES {
+    for name in cli::TOTAL_WHEN {
         list.extend_from_slice(b"\n  - ");
         list.extend_from_slice(&quote::quote_locale(name.as_bytes()));
     }

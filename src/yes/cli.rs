@@ -1,15 +1,22 @@
 //! The `yes` command line: the one definition its parser, help, man page and completions use.
 
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction, Command, ValueHint};
 
 pub fn command() -> Command {
     Command::new("yes")
         .override_usage("yes [STRING]...\nyes OPTION")
-        .about("Repeatedly output a line with all specified STRING(s), or 'y'.\n")
+        .about("output a string repeatedly until killed")
+        .long_about("Repeatedly output a line with all specified STRING(s), or 'y'.\n")
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
         .arg(Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit"))
         .arg(Arg::new("version").long("version").action(ArgAction::SetTrue).help("output version information and exit"))
-        .arg(Arg::new("STRING").action(ArgAction::Append).num_args(0..).help("the text of each line"))
+        .arg(
+            Arg::new("STRING")
+                .action(ArgAction::Append)
+                .num_args(0..)
+                .value_hint(ValueHint::Other)
+                .help("the text of each line"),
+        )
 }

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Builds or checks each package from the tarballs dist.sh makes, in target/package/:
+#   check.sh deb|rpm|arch|freebsd|homebrew|all
+# deb: dpkg-buildpackage, then lintian (no errors allowed) and the package's contents run.
+# rpm: rpmbuild with stand-in cargo macros, then rpmlint, and the contents run.
+# arch: makepkg as an unprivileged user (created when missing), then the contents run.
+# freebsd: the crate list and distinfo regenerated from Cargo.lock and compared; pkg-plist
+#   compared with a staged install. homebrew: ruby -c, then the formula's install and test
+#   blocks run against a stand-in of Homebrew's DSL with the binary we built.
+# Run as root on Debian (make packaging-deps installs the tools).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
+out=$repo/target/package
+src=$out/rapidutils-$version.tar.gz
+vendor=$out/rapidutils-$version-vendor.tar.xz
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'check.sh: %s\n' "$*" >&2; exit 1; }
+
+# The files a distro-layout install puts under PREFIX (= /usr here), man pages uncompressed.
+distro_files() {
+  printf '%s\n' bin/rapidutils lib/rapidutils/bin/cat lib/rapidutils/bin/wc lib/rapidutils/bin/yes \
+    share/bash-completion/completions/rapidutils share/fish/vendor_completions.d/rapidutils.fish \
+    share/man/man1/rapidutils-cat.1 share/man/man1/rapidutils-wc.1 share/man/man1/rapidutils-yes.1 \
+    share/man/man1/rapidutils.1
+}
+
+# Runs the tools of a package unpacked in $1: the multi-call binary in $1/usr/bin, the plain
+# names in $1/$2.
+run_unpacked() {
+  local root=$1 tooldir=$1/$2 got
+  # yes dies of SIGPIPE when head is done, as it should: not a failure of the pipeline.
+  got=$({ "$tooldir/yes" || true; } | head -n 2 | tr '\n' ' ')
+  [ "$got" = "y y " ] || die "yes from the package printed '$got'"
+  got=$(printf 'a b\nc\n' | "$tooldir/cat" -n | "$tooldir/wc" -l)
+  [ "$got" = 2 ] || die "cat | wc from the package printed '$got'"
+  got=$("$root/usr/bin/rapidutils" --list | tr '\n' ' ')
+  [ "$got" = "cat wc yes " ] || die "rapidutils --list from the package printed '$got'"
+  echo "ran from the package: yes, cat -n | wc -l, rapidutils --list"
+}
+
+# Unpacks the sources (and the vendored crates) into a fresh $1/rapidutils-VERSION.
+unpack() {
+  rm -rf "$1"
+  mkdir -p "$1"
+  tar -xzf "$src" -C "$1"
+  tar -xJf "$vendor" -C "$1/rapidutils-$version"
+}
+
+check_deb() {
+  say "deb: dpkg-buildpackage"
+  local work=$out/deb
+  unpack "$work"
+  cp -r "$work/rapidutils-$version/packaging/debian" "$work/rapidutils-$version/debian"
+  # -d: the toolchain may be rustup's rather than Debian's cargo and rustc packages.
+  (cd "$work/rapidutils-$version" && dpkg-buildpackage -b -us -uc -d > "$work/build.log" 2>&1) ||
+    { tail -n 40 "$work/build.log"; die "dpkg-buildpackage failed (log: $work/build.log)"; }
+  local deb changes
+  deb=$(ls "$work"/rapidutils_"$version"-*_*.deb | grep -v dbgsym)
+  changes=$(ls "$work"/rapidutils_"$version"-*_*.changes)
+  say "deb: lintian $(basename "$changes")"
+  lintian --fail-on error --display-info --show-overrides "$changes" 2>&1 | grep -v 'root privileges' |
+    tee "$work/lintian.log"
+  local tag
+  for tag in E W I O; do printf '%s: %s  ' "$tag" "$(grep -c "^$tag:" "$work/lintian.log" || true)"; done
+  echo "(lintian: errors, warnings, info, overridden)"
+  say "deb: contents"
+  dpkg-deb -c "$deb" | awk '{print $6}' | sed 's,^\./,,' | grep -v -e '/$' -e '^$' | sort > "$work/contents"
+  { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,'
+    echo usr/share/zsh/vendor-completions/_rapidutils
+    echo usr/share/doc/rapidutils/changelog.Debian.gz
+    echo usr/share/doc/rapidutils/copyright
+    echo usr/share/lintian/overrides/rapidutils; } | sort > "$work/expected"
+  diff -u "$work/expected" "$work/contents" || die "the .deb holds other files than expected"
+  rm -rf "$work/root"
+  dpkg-deb -x "$deb" "$work/root"
+  run_unpacked "$work/root" usr/lib/rapidutils/bin
+  cp "$deb" "$out/"
+  ls -l "$out/$(basename "$deb")"
+}
+
+check_rpm() {
+  say "rpm: rpmbuild (stand-in cargo macros)"
+  local work=$out/rpm
+  rm -rf "$work"
+  mkdir -p "$work/SOURCES"
+  cp "$src" "$vendor" "$work/SOURCES/"
+  # --nodeps: the build requirements are Fedora packages; here cargo is rustup's.
+  rpmbuild --load="$repo/packaging/rpm/macros.cargo-standin" --define "_topdir $work" --nodeps \
+    -ba packaging/rpm/rapidutils.spec > "$work/build.log" 2>&1 ||
+    { tail -n 40 "$work/build.log"; die "rpmbuild failed (log: $work/build.log)"; }
+  local rpm srpm
+  rpm=$(ls "$work"/RPMS/*/rapidutils-"$version"-*.rpm)
+  srpm=$(ls "$work"/SRPMS/rapidutils-"$version"-*.src.rpm)
+  say "rpm: rpmlint (Fedora's settings: packaging/rpm/rpmlint.toml)"
+  rpmlint -c packaging/rpm/rpmlint.toml packaging/rpm/rapidutils.spec "$rpm" "$srpm" | tee "$work/rpmlint.log"
+  grep -q ' 0 errors, 0 warnings' "$work/rpmlint.log" || die "rpmlint reports errors or warnings"
+  say "rpm: contents"
+  rpm -qlp "$rpm" | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/doc/' -e '^/usr/share/licenses/' |
+    sed 's,^/,,' | sort > "$work/contents"
+  { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,; s,^usr/lib/rapidutils,usr/libexec/rapidutils,'
+    echo usr/libexec/rapidutils; echo usr/libexec/rapidutils/bin
+    echo usr/share/zsh/site-functions/_rapidutils; } | sort > "$work/expected"
+  diff -u "$work/expected" "$work/contents" || die "the RPM holds other files than expected"
+  rm -rf "$work/root"
+  mkdir -p "$work/root"
+  (cd "$work/root" && rpm2cpio "$rpm" | cpio -idm --quiet)
+  run_unpacked "$work/root" usr/libexec/rapidutils/bin
+  cp "$rpm" "$srpm" "$out/"
+  ls -l "$out/$(basename "$rpm")" "$out/$(basename "$srpm")"
+}
+
+# makepkg refuses to run as root: an unprivileged user, created when missing, who may run the
+# toolchain of whoever runs this script (the directories above it get an ACL entry allowing that
+# user through, where others may not pass).
+builder=${RAPIDUTILS_BUILDER:-builder}
+prepare_builder() {
+  id "$builder" > /dev/null 2>&1 || useradd --create-home --shell /bin/sh "$builder"
+  local sysroot dir
+  sysroot=$(rustc --print sysroot)
+  dir=$sysroot
+  while [ "$dir" != / ]; do
+    if ! runuser -u "$builder" -- test -x "$dir"; then setfacl -m "u:$builder:x" "$dir"; fi
+    dir=$(dirname "$dir")
+  done
+  runuser -u "$builder" -- "$sysroot/bin/cargo" --version > /dev/null || die "$builder cannot run $sysroot/bin/cargo"
+  echo "$sysroot/bin"
+}
+
+check_arch() {
+  say "arch: makepkg as $builder"
+  local toolchain work pkg
+  toolchain=$(prepare_builder)
+  work=$(mktemp -d /tmp/rapidutils-makepkg.XXXXXX)
+  sed "s/^sha256sums=.*/sha256sums=('$(sha256sum "$src" | cut -d' ' -f1)')/" packaging/arch/PKGBUILD > "$work/PKGBUILD"
+  cp "$src" "$work/"
+  chown -R "$builder:" "$work"
+  (cd "$work" && runuser -u "$builder" -- env -i HOME="$(getent passwd "$builder" | cut -d: -f6)" \
+    PATH="$toolchain:/usr/bin:/bin" LANG=C.UTF-8 makepkg --nodeps --noconfirm --noprogressbar) \
+    > "$out/makepkg.log" 2>&1 || { tail -n 40 "$out/makepkg.log"; die "makepkg failed (log: $out/makepkg.log)"; }
+  pkg=$(ls "$work"/rapidutils-"$version"-*.pkg.tar.*)
+  grep -E '^==> (Validating|Starting (build|check)|Finished)|test result' "$out/makepkg.log"
+  say "arch: contents"
+  bsdtar -tf "$pkg" | grep -v -e '/$' -e '^\.' | sort > "$work/contents"
+  { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,'
+    echo usr/share/zsh/site-functions/_rapidutils
+    echo usr/share/licenses/rapidutils/LICENSE-MIT; } | sort > "$work/expected"
+  diff -u "$work/expected" "$work/contents" || die "the Arch package holds other files than expected"
+  mkdir "$work/root"
+  bsdtar -xf "$pkg" -C "$work/root"
+  run_unpacked "$work/root" usr/lib/rapidutils/bin
+  cp "$pkg" "$out/"
+  ls -l "$out/$(basename "$pkg")"
+  rm -rf "$work"
+}
+
+# The staged install pkg-plist must match: our Makefile's distro layout under /usr/local, with the
+# pages gzipped as the ports framework does when it stages.
+check_freebsd() {
+  say "freebsd: Makefile.crates and distinfo against Cargo.lock"
+  python3 packaging/freebsd/crates.py check
+  say "freebsd: pkg-plist against a staged install"
+  local stage
+  stage=$(mktemp -d /tmp/rapidutils-stage.XXXXXX)
+  built_binaries
+  make -s install DESTDIR="$stage" PREFIX=/usr/local LAYOUT=distro BINARIES=target/release
+  find "$stage/usr/local/share/man" -type f -name '*.1' -exec gzip -n -9 {} +
+  (cd "$stage/usr/local" && find . ! -type d | sed 's,^\./,,' | sort) > "$stage.list"
+  sort packaging/freebsd/pkg-plist | diff -u - "$stage.list" || die "pkg-plist differs from the staged install"
+  echo "pkg-plist matches the staged install ($(wc -l < "$stage.list") files)"
+  grep -q '^USES=.*cargo' packaging/freebsd/Makefile || die "the port does not use USES=cargo"
+  awk 'length > 80 { bad = 1 } END { exit bad }' packaging/freebsd/pkg-descr || die "pkg-descr has lines over 80 columns"
+  rm -rf "$stage" "$stage.list"
+}
+
+check_homebrew() {
+  say "homebrew: ruby -c, then the install and test blocks against a stand-in DSL"
+  ruby -c packaging/homebrew/rapidutils.rb
+  built_binaries
+  ruby packaging/homebrew/check.rb target/release/rapidutils
+}
+
+# The release binaries, built when missing (from a fresh clone, before the tests ran).
+built_binaries() {
+  [ -x target/release/rapidutils ] || cargo build --quiet --release --bins
+}
+
+case ${1:-all} in
+  freebsd | homebrew) "check_$1" ;;
+  deb | rpm | arch)
+    bash packaging/dist.sh
+    "check_$1" ;;
+  all)
+    bash packaging/dist.sh
+    check_freebsd
+    check_homebrew
+    check_deb
+    check_rpm
+    check_arch
+    say "packages in $out"
+    ls -l "$out"/*.deb "$out"/*.rpm "$out"/*.pkg.tar.* ;;
+  *) die "usage: check.sh deb|rpm|arch|freebsd|homebrew|all" ;;
+esac

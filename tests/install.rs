@@ -1,0 +1,210 @@
+//! `make install` and `make uninstall` into a temporary DESTDIR, in each layout and mode: the
+//! exact set of files, the installed tools running, the pages and completions where each
+//! program looks for them (completions renamed for a PROG_PREFIX and still completing), and
+//! nothing of ours left after `make uninstall` (a file that was there before stays).
+
+use crate::generated::{bash_complete, fish_complete, zsh_lists};
+use crate::util::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const REPO: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs `make -s TARGET DESTDIR=dest BINARIES=<our build> VARS...` in the repository.
+fn make(target: &str, dest: &Path, vars: &[&str]) {
+    let bin_dir = ours("rapidutils").parent().unwrap().to_owned();
+    let out = Command::new(require_program("make"))
+        .current_dir(REPO)
+        .args(["-s", target])
+        .arg(format!("DESTDIR={}", dest.display()))
+        .arg(format!("BINARIES={}", bin_dir.display()))
+        .args(vars)
+        .env_remove("MAKEFLAGS")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "make {target} {vars:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Every file and symlink under `root` as "path" or "path -> target", sorted.
+fn tree(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            if meta.file_type().is_symlink() {
+                out.push(format!("{rel} -> {}", std::fs::read_link(&path).unwrap().display()));
+            } else if meta.is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+fn sorted(list: &[&str]) -> Vec<String> {
+    let mut list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+    list.sort();
+    list
+}
+
+/// The three tools at `bin/PREFIXNAME` produce what they should.
+fn run_installed(bin: &Path, prefix: &str) {
+    let tool = |name: &str| bin.join(format!("{prefix}{name}"));
+    assert_eq!(run_cut(Command::new(tool("yes")), 4).stdout, b"y\ny\n");
+    let dir = TempDir::new("installed");
+    let file = dir.file("f", b"one two\nthree\n");
+    let out = Command::new(tool("cat")).arg("-n").arg(&file).output().unwrap();
+    assert_eq!(out.stdout, b"     1\tone two\n     2\tthree\n");
+    let out = Command::new(tool("wc")).arg(&file).env("LC_ALL", "C").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!(" 2  3 14 {}\n", file.display()));
+}
+
+fn same_as_committed(installed: &Path, committed: &str) {
+    let want = std::fs::read(Path::new(REPO).join(committed)).unwrap();
+    assert!(std::fs::read(installed).unwrap() == want, "{} differs from {committed}", installed.display());
+}
+
+/// Installs with `vars`, checks, uninstalls, and checks that only `keep` is left.
+fn round_trip(vars: &[&str], keep: &str, expected: &[&str], check: impl FnOnce(&Path)) {
+    let dest = TempDir::new("destdir");
+    let keep_path = dest.0.join(keep);
+    std::fs::create_dir_all(keep_path.parent().unwrap()).unwrap();
+    std::fs::write(&keep_path, b"not ours\n").unwrap();
+    make("install", &dest.0, vars);
+    let mut want = sorted(expected);
+    want.push(keep.to_owned());
+    want.sort();
+    assert_eq!(tree(&dest.0), want, "installed with {vars:?}");
+    check(&dest.0);
+    make("uninstall", &dest.0, vars);
+    assert_eq!(tree(&dest.0), [keep], "left after make uninstall {vars:?}");
+}
+
+#[test]
+fn replace_layout_links() {
+    let expected = [
+        "usr/local/bin/rapidutils",
+        "usr/local/bin/cat -> rapidutils",
+        "usr/local/bin/wc -> rapidutils",
+        "usr/local/bin/yes -> rapidutils",
+        "usr/local/share/man/man1/rapidutils.1",
+        "usr/local/share/man/man1/cat.1",
+        "usr/local/share/man/man1/wc.1",
+        "usr/local/share/man/man1/yes.1",
+        "usr/local/share/bash-completion/completions/rapidutils",
+        "usr/local/share/bash-completion/completions/cat",
+        "usr/local/share/bash-completion/completions/wc",
+        "usr/local/share/bash-completion/completions/yes",
+        "usr/local/share/zsh/site-functions/_rapidutils",
+        "usr/local/share/zsh/site-functions/_cat",
+        "usr/local/share/zsh/site-functions/_wc",
+        "usr/local/share/zsh/site-functions/_yes",
+        "usr/local/share/fish/vendor_completions.d/rapidutils.fish",
+        "usr/local/share/fish/vendor_completions.d/cat.fish",
+        "usr/local/share/fish/vendor_completions.d/wc.fish",
+        "usr/local/share/fish/vendor_completions.d/yes.fish",
+    ];
+    round_trip(&[], "usr/local/bin/keep", &expected, |dest| {
+        let bin = dest.join("usr/local/bin");
+        run_installed(&bin, "");
+        let list = Command::new(bin.join("rapidutils")).arg("--list").output().unwrap();
+        assert_eq!(list.stdout, b"cat\nwc\nyes\n");
+        let share = dest.join("usr/local/share");
+        for page in ["rapidutils", "yes", "cat", "wc"] {
+            same_as_committed(&share.join(format!("man/man1/{page}.1")), &format!("man/{page}.1"));
+        }
+        for name in ["rapidutils", "yes", "cat", "wc"] {
+            same_as_committed(
+                &share.join(format!("bash-completion/completions/{name}")),
+                &format!("completions/bash/{name}"),
+            );
+            same_as_committed(&share.join(format!("zsh/site-functions/_{name}")), &format!("completions/zsh/_{name}"));
+            same_as_committed(
+                &share.join(format!("fish/vendor_completions.d/{name}.fish")),
+                &format!("completions/fish/{name}.fish"),
+            );
+        }
+    });
+}
+
+#[test]
+fn replace_layout_separate_binaries_with_a_prefix() {
+    let expected = [
+        "usr/local/bin/ru-cat",
+        "usr/local/bin/ru-wc",
+        "usr/local/bin/ru-yes",
+        "usr/local/share/man/man1/ru-cat.1",
+        "usr/local/share/man/man1/ru-wc.1",
+        "usr/local/share/man/man1/ru-yes.1",
+        "usr/local/share/bash-completion/completions/ru-cat",
+        "usr/local/share/bash-completion/completions/ru-wc",
+        "usr/local/share/bash-completion/completions/ru-yes",
+        "usr/local/share/zsh/site-functions/_ru-cat",
+        "usr/local/share/zsh/site-functions/_ru-wc",
+        "usr/local/share/zsh/site-functions/_ru-yes",
+        "usr/local/share/fish/vendor_completions.d/ru-cat.fish",
+        "usr/local/share/fish/vendor_completions.d/ru-wc.fish",
+        "usr/local/share/fish/vendor_completions.d/ru-yes.fish",
+    ];
+    round_trip(&["INSTALL_MODE=separate", "PROG_PREFIX=ru-"], "usr/local/share/man/man1/keep.1", &expected, |dest| {
+        let bin = dest.join("usr/local/bin");
+        run_installed(&bin, "ru-");
+        let share = dest.join("usr/local/share");
+        same_as_committed(&share.join("man/man1/ru-wc.1"), "man/wc.1");
+        // The completions answer to the installed names.
+        let bash = share.join("bash-completion/completions/ru-wc");
+        assert_eq!(bash_complete(&bash, &["ru-wc", "--total", "=", "o"]), ["only"]);
+        let fish = share.join("fish/vendor_completions.d");
+        assert_eq!(fish_complete(&fish, &bin, "ru-wc --to"), ["--total"]);
+        assert!(fish_complete(&fish, &bin, "ru-yes ").is_empty());
+        let zsh = share.join("zsh/site-functions");
+        assert!(zsh_lists(&zsh, "ru-wc --total=", "always  auto    never   only"));
+        for (shell, file) in [("bash", bash), ("zsh", zsh.join("_ru-cat")), ("fish", fish.join("ru-cat.fish"))] {
+            assert!(Command::new(shell).arg("-n").arg(&file).status().unwrap().success(), "{shell} -n {file:?}");
+        }
+    });
+}
+
+#[test]
+fn replace_layout_links_with_a_prefix() {
+    let dest = TempDir::new("destdir");
+    make("install", &dest.0, &["PROG_PREFIX=ru-", "PREFIX=/opt/ru"]);
+    let bin = dest.0.join("opt/ru/bin");
+    run_installed(&bin, "ru-");
+    assert_eq!(std::fs::read_link(bin.join("ru-wc")).unwrap(), PathBuf::from("rapidutils"));
+    let bash = dest.0.join("opt/ru/share/bash-completion/completions");
+    assert_eq!(bash_complete(&bash.join("ru-cat"), &["ru-cat", "--number-n"]), ["--number-nonblank"]);
+    assert_eq!(bash_complete(&bash.join("rapidutils"), &["rapidutils", "w"]), ["wc"]);
+    make("uninstall", &dest.0, &["PROG_PREFIX=ru-", "PREFIX=/opt/ru"]);
+    assert_eq!(tree(&dest.0), Vec::<String>::new());
+}
+
+#[test]
+fn distro_layout() {
+    let vars = ["LAYOUT=distro", "ZSHCOMPDIR=/usr/share/zsh/vendor-completions"];
+    let expected = [
+        "usr/bin/rapidutils",
+        "usr/lib/rapidutils/bin/cat -> ../../../bin/rapidutils",
+        "usr/lib/rapidutils/bin/wc -> ../../../bin/rapidutils",
+        "usr/lib/rapidutils/bin/yes -> ../../../bin/rapidutils",
+        "usr/share/man/man1/rapidutils.1",
+        "usr/share/man/man1/rapidutils-cat.1",
+        "usr/share/man/man1/rapidutils-wc.1",
+        "usr/share/man/man1/rapidutils-yes.1",
+        "usr/share/bash-completion/completions/rapidutils",
+        "usr/share/zsh/vendor-completions/_rapidutils",
+        "usr/share/fish/vendor_completions.d/rapidutils.fish",
+    ];
+    round_trip(&vars, "usr/bin/keep", &expected, |dest| {
+        run_installed(&dest.join("usr/lib/rapidutils/bin"), "");
+        same_as_committed(&dest.join("usr/share/man/man1/rapidutils-cat.1"), "man/cat.1");
+        let out = Command::new(dest.join("usr/bin/rapidutils")).args(["wc", "-c", "/dev/null"]).output().unwrap();
+        assert_eq!(out.stdout, b"0 /dev/null\n");
+    });
+}

@@ -382,10 +382,7 @@ impl Wc {
         let complicated = self.want.words || self.want.max_line_length;
         if count_bytes && !count_chars && !self.want.lines && !complicated {
             let mut counts = Counts::default();
-            let result = match self.buffers.small() {
-                Ok(buf) => count_bytes_only(fd, buf, &mut counts.bytes),
-                Err(err) => Err(err),
-            };
+            let result = count_bytes_only(fd, named, &mut self.buffers, &mut counts.bytes);
             counts.chars = counts.bytes;
             return (counts, result.err());
         }
@@ -610,7 +607,8 @@ impl Buffers {
 
 /// Bytes alone: from the size of a regular file when it can be trusted, reading what
 /// follows the current offset otherwise. Leaves the offset at the end, as GNU does.
-fn count_bytes_only(fd: Fd, buf: &mut [u8], bytes: &mut u64) -> io::Result<()> {
+/// `named`: a file wc opened itself, at offset 0, whose offset does not matter afterwards.
+fn count_bytes_only(fd: Fd, named: bool, buffers: &mut Buffers, bytes: &mut u64) -> io::Result<()> {
     if let Ok(info) = platform::fstat(fd) {
         if info.kind == FileKind::Pipe && platform::ZERO_COPY {
             // A pipe: move its pages to /dev/null without copying, adding up what moved.
@@ -630,7 +628,13 @@ fn count_bytes_only(fd: Fd, buf: &mut [u8], bytes: &mut u64) -> io::Result<()> {
         if info.kind == FileKind::Regular {
             let page = platform::page_size() as u64;
             let end = info.size;
-            if let Ok(pos) = platform::current_offset(fd) {
+            if named && end % page != 0 {
+                // The common case: no offset to ask for or to leave at the end.
+                *bytes = end;
+                return Ok(());
+            }
+            let pos = if named { Ok(0) } else { platform::current_offset(fd) };
+            if let Ok(pos) = pos {
                 if end % page != 0 {
                     // GNU: sizes that are not a multiple of the page size are trusted.
                     let n = end.saturating_sub(pos);
@@ -648,6 +652,7 @@ fn count_bytes_only(fd: Fd, buf: &mut [u8], bytes: &mut u64) -> io::Result<()> {
             }
         }
     }
+    let buf = buffers.small()?;
     platform::advise_sequential(fd);
     loop {
         match platform::read(fd, buf) {

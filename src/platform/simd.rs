@@ -1,7 +1,9 @@
-//! Small SIMD building blocks with one portable signature each: an SSE2 version on x86-64
-//! (SSE2 is part of the x86-64 baseline, so no run-time detection is needed) and a SWAR version
+//! SIMD building blocks with one portable signature each: an SSE2 version on x86-64 (SSE2 is
+//! part of the x86-64 baseline, so no run-time detection is needed) and a SWAR version
 //! everywhere else and with the `portable` feature. The byte counter behind `wc -l` also has
-//! AVX2 and AVX-512 versions, chosen at run time by what the CPU has ([`Kernel::best`]).
+//! AVX2 and AVX-512 versions, and the 64-byte block masks of wc's and cat's loops
+//! ([`BlockMasks`]) AVX2 and AVX-512 ones, whose loops are compiled for that instruction set
+//! ([`with_masks`]); which is chosen at run time by what the CPU has ([`Kernel::best`]).
 
 use std::sync::OnceLock;
 
@@ -35,8 +37,10 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             Kernel::Sse2 => imp::HAS_X86_KERNELS && features.sse2,
-            Kernel::Avx2 => imp::HAS_X86_KERNELS && features.avx2,
-            Kernel::Avx512 => imp::HAS_X86_KERNELS && features.avx512bw,
+            // The AVX2 and AVX-512 contexts are also compiled for BMI2 and POPCNT (which every
+            // CPU with AVX2 known to us has; a CPU without them gets the SSE2 kernel).
+            Kernel::Avx2 => imp::HAS_X86_KERNELS && features.avx2 && features.bmi2 && features.popcnt,
+            Kernel::Avx512 => Kernel::Avx2.is_available() && features.avx512bw,
         }
     }
 

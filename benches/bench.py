@@ -177,12 +177,16 @@ def prepare_inputs():
                 f.write(block)
                 written += len(block)
     big = os.path.join(BENCH_DIR, "plain-1G")
-    if not os.path.exists(big):
+    if not os.path.exists(big) or os.path.getsize(big) != 1 << 30:
+        # The text repeated to exactly 1 GiB (before 2026-11-30 02:30 this was four copies of
+        # the 200 MB text, 0.75 GiB: GiB/s figures were right, the name was not).
         with open(text, "rb") as src:
-            chunk = src.read(1 << 28)
+            chunk = src.read()
         with open(big, "wb") as f:
-            for _ in range(4):
-                f.write(chunk)
+            left = 1 << 30
+            while left > 0:
+                f.write(chunk[:left])
+                left -= min(left, len(chunk))
     small = os.path.join(BENCH_DIR, "small")
     if not os.path.exists(os.path.join(small, "f9999")):
         os.makedirs(small, exist_ok=True)

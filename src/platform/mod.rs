@@ -283,7 +283,7 @@ pub fn errno_of(err: &io::Error) -> i32 {
 /// Errno values the callers name.
 pub mod errno {
     pub use libc::{
-        EAGAIN, EBADF, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPERM, EPIPE, ETXTBSY,
+        EAGAIN, EBADF, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EOVERFLOW, EPERM, EPIPE, ETXTBSY,
         EWOULDBLOCK, EXDEV,
     };
 }

@@ -90,6 +90,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         width: 1,
         buf: None,
         totals: Counts::default(),
+        overflow: [false; 4],
         ok: true,
         out: Vec::with_capacity(256),
     };
@@ -97,14 +98,11 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Some(list) => wc.run_files0(&list),
         None => wc.run_operands(operands),
     };
-    match result {
-        Ok(()) if wc.ok => diag::EXIT_SUCCESS,
-        Ok(()) => diag::EXIT_FAILURE,
-        Err(err) => {
-            diag::error_errno(b"write error", &err);
-            diag::EXIT_FAILURE
-        }
+    if let Err(err) = result {
+        diag::error_errno(b"write error", &err);
+        return diag::EXIT_FAILURE;
     }
+    if wc.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
 }
 
 /// `--total=WHEN`: GNU's argmatch (exact or unambiguous prefix) and its messages.
@@ -154,6 +152,9 @@ struct Wc {
     /// clearing 64 KiB (a third of wc's own start-up instructions with `vec![0; ..]`).
     buf: Option<platform::PageBuffer>,
     totals: Counts,
+    /// A total went past 2^64 - 1 (lines, words, characters, bytes): GNU 9.12 then prints
+    /// the largest value and reports EOVERFLOW for it.
+    overflow: [bool; 4],
     ok: bool,
     out: Vec<u8>,
 }
@@ -335,7 +336,20 @@ impl Wc {
         };
         if print {
             let label: Option<&[u8]> = if self.total == TotalMode::Only { None } else { Some(b"total") };
-            let totals = self.totals;
+            let mut totals = self.totals;
+            let fields = [
+                (&mut totals.lines, &b"total lines"[..]),
+                (&mut totals.words, b"total words"),
+                (&mut totals.chars, b"total characters"),
+                (&mut totals.bytes, b"total bytes"),
+            ];
+            for ((total, what), overflowed) in fields.into_iter().zip(self.overflow) {
+                if overflowed {
+                    *total = u64::MAX;
+                    diag::error_errno(what, &io::Error::from_raw_os_error(platform::errno::EOVERFLOW));
+                    self.ok = false;
+                }
+            }
             self.write_counts(&totals, label)?;
         }
         Ok(())
@@ -365,10 +379,20 @@ impl Wc {
             diag::error_errno(&quote::quotef(name.unwrap_or(b"-")), &err);
             self.ok = false;
         }
-        self.totals.lines += counts.lines;
-        self.totals.words += counts.words;
-        self.totals.chars += counts.chars;
-        self.totals.bytes += counts.bytes;
+        // GNU adds characters only when they are printed (else its count stays 0).
+        let chars = if self.want.chars { counts.chars } else { 0 };
+        let totals = [&mut self.totals.lines, &mut self.totals.words, &mut self.totals.chars, &mut self.totals.bytes];
+        for ((total, add), overflowed) in
+            totals.into_iter().zip([counts.lines, counts.words, chars, counts.bytes]).zip(&mut self.overflow)
+        {
+            match total.checked_add(add) {
+                Some(sum) => *total = sum,
+                None => {
+                    *total = total.wrapping_add(add);
+                    *overflowed = true;
+                }
+            }
+        }
         self.totals.max_line_length = self.totals.max_line_length.max(counts.max_line_length);
         Ok(())
     }

@@ -1,0 +1,41 @@
+//! Hostile and unusual inputs and environments: huge sparse files, counters that overflow,
+//! files that change while read, pseudo-files, FIFOs, sockets, terminals, endless devices,
+//! huge lines in bounded memory, huge argument lists, every byte value in file names, and
+//! closed standard descriptors. GNU 9.12 is the reference wherever it gives an answer.
+
+use crate::util::*;
+
+fn compare(label: &str, mine: &Outcome, gnu: &Outcome) {
+    assert_eq!(
+        (mine.status.as_str(), String::from_utf8_lossy(&mine.stdout), mine.stderr_text()),
+        (gnu.status.as_str(), String::from_utf8_lossy(&gnu.stdout), gnu.stderr_text()),
+        "{label}"
+    );
+}
+
+/// `wc --total` past 2^64 - 1, reached with sparse files of 2^63 - 1 bytes (answered from
+/// their size): GNU 9.12 prints UINTMAX_MAX, says which total overflowed (EOVERFLOW) and
+/// exits 1; without a total line there is nothing to report.
+#[test]
+fn wc_totals_that_overflow_are_reported_like_gnu() {
+    let dir = tmpfs_dir("wc-overflow");
+    for name in ["a", "b", "c"] {
+        sparse(&dir.0.join(name), i64::MAX as u64);
+    }
+    sparse(&dir.0.join("small"), 5);
+    for script in [
+        "$T -c a b; echo rc=$?",
+        "$T -c a b c; echo rc=$?",
+        "$T -c a b small c small; echo rc=$?",
+        "$T -cm a b c; echo rc=$?",
+        "$T -m a b c; echo rc=$?",
+        "$T -c --total=only a b c; echo rc=$?",
+        "$T -c --total=always a b c; echo rc=$?",
+        "$T -c --total=never a b c; echo rc=$?",
+        "printf 'a\\0b\\0c\\0' | $T -c --files0-from=-; echo rc=$?",
+        "$T -c a b c < /dev/null > /dev/full; echo rc=$?",
+    ] {
+        let (mine, gnu) = script_pair("wc", script, &dir.0);
+        compare(script, &mine, &gnu);
+    }
+}

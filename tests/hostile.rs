@@ -39,3 +39,28 @@ fn wc_totals_that_overflow_are_reported_like_gnu() {
         compare(script, &mine, &gnu);
     }
 }
+
+/// Standard input that cannot be read (closed, a directory): the message names it as GNU
+/// does ('standard input' without operands, '-' as an operand), and a failing close of
+/// standard input at the end is reported too.
+#[test]
+fn wc_standard_input_errors_are_named_like_gnu() {
+    let dir = TempDir::new("wc-stdin-err");
+    std::fs::write(dir.0.join("f"), b"one two\n").unwrap();
+    std::fs::create_dir(dir.0.join("sub")).unwrap();
+    for script in [
+        "$T <&-; echo rc=$?",
+        "$T -c <&-; echo rc=$?",
+        "$T -l <&-; echo rc=$?",
+        "$T - <&-; echo rc=$?",
+        "$T -l f - <&-; echo rc=$?",
+        "$T < sub; echo rc=$?",
+        "$T -L < sub; echo rc=$?",
+        "$T - f < sub; echo rc=$?",
+        "printf 'f\\0-\\0' > list; $T --files0-from=list <&-; echo rc=$?",
+        "printf 'f\\0' | $T --files0-from=- ; echo rc=$?",
+    ] {
+        let (mine, gnu) = script_pair("wc", script, &dir.0);
+        compare(script, &mine, &gnu);
+    }
+}

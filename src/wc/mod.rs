@@ -91,6 +91,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         buf: None,
         totals: Counts::default(),
         overflow: [false; 4],
+        read_stdin: false,
         ok: true,
         out: Vec::with_capacity(256),
     };
@@ -100,6 +101,14 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     if let Err(err) = result {
         diag::error_errno(b"write error", &err);
+        return diag::EXIT_FAILURE;
+    }
+    // GNU closes standard input when it read it, and a failure there (it was closed all along)
+    // is an error of its own.
+    if wc.read_stdin
+        && let Err(err) = platform::close(platform::STDIN)
+    {
+        diag::error_errno(b"-", &err);
         return diag::EXIT_FAILURE;
     }
     if wc.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
@@ -155,6 +164,8 @@ struct Wc {
     /// A total went past 2^64 - 1 (lines, words, characters, bytes): GNU 9.12 then prints
     /// the largest value and reports EOVERFLOW for it.
     overflow: [bool; 4],
+    /// Standard input was counted: it is closed at the end, as GNU does.
+    read_stdin: bool,
     ok: bool,
     out: Vec<u8>,
 }
@@ -243,7 +254,7 @@ impl Wc {
     fn run_files0(&mut self, list: &OsStr) -> io::Result<()> {
         let list_name = list.as_bytes();
         let from_stdin = list_name == b"-";
-        let file = if from_stdin {
+        let mut file = if from_stdin {
             None
         } else {
             match std::fs::File::open(list) {
@@ -275,6 +286,9 @@ impl Wc {
                     }
                 }
             }
+            // Closed before counting, as GNU does (with standard input closed, the list file
+            // was given descriptor 0, and a `-` among the names must not read it).
+            drop(file.take());
             self.set_width(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
             for name in &all {
                 n_args += 1;
@@ -358,6 +372,7 @@ impl Wc {
     /// Counts one input (None: standard input without a name) and prints its line.
     fn count_input(&mut self, name: Option<&[u8]>) -> io::Result<()> {
         let is_stdin = matches!(name, None | Some(b"-"));
+        self.read_stdin |= is_stdin;
         let file = if is_stdin {
             None
         } else {
@@ -376,7 +391,8 @@ impl Wc {
             self.write_counts(&counts, name)?;
         }
         if let Some(err) = read_error {
-            diag::error_errno(&quote::quotef(name.unwrap_or(b"-")), &err);
+            // GNU names standard input without an operand 'standard input' (quoted), with one '-'.
+            diag::error_errno(&quote::quotef(name.unwrap_or(b"standard input")), &err);
             self.ok = false;
         }
         // GNU adds characters only when they are printed (else its count stays 0).

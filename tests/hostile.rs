@@ -64,3 +64,39 @@ fn wc_standard_input_errors_are_named_like_gnu() {
         compare(script, &mine, &gnu);
     }
 }
+
+/// Every combination of closed standard input, output and error, with SIGPIPE at its default
+/// and ignored, for each tool in several modes: the same output, messages and exit status as
+/// GNU 9.12 (output cut by `head` where the tool would run forever).
+#[test]
+fn closed_standard_descriptors_in_every_combination() {
+    let dir = TempDir::new("closed-std");
+    std::fs::write(dir.0.join("f"), b"hello\nworld\n").unwrap();
+    let cases: &[(&str, &str)] = &[
+        ("yes", ""),
+        ("yes", "a b"),
+        ("cat", ""),
+        ("cat", "f"),
+        ("cat", "-n f"),
+        ("cat", "-"),
+        ("cat", "-A - f"),
+        ("cat", "f missing"),
+        ("wc", ""),
+        ("wc", "f"),
+        ("wc", "-c"),
+        ("wc", "-l f -"),
+        ("wc", "--files0-from=-"),
+        ("wc", "--bogus"),
+    ];
+    for (tool, args) in cases {
+        for redirect in ["", "<&-", ">&-", "2>&-", "<&- >&-", "<&- 2>&-", ">&- 2>&-", "<&- >&- 2>&-"] {
+            for sigpipe in ["", "trap '' PIPE;"] {
+                let script = format!(
+                    "exec < f; ( {sigpipe} exec -a {tool} $T {args} {redirect} ) 2>&1 | head -c 300; echo \" rc=${{PIPESTATUS[0]}}\""
+                );
+                let (mine, gnu) = script_pair(tool, &script, &dir.0);
+                compare(&format!("{tool} {args} {redirect} {sigpipe}"), &mine, &gnu);
+            }
+        }
+    }
+}

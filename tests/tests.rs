@@ -2,6 +2,7 @@
 
 mod cat_diff;
 mod cat_shape;
+mod faults;
 mod hostile;
 mod multicall;
 mod util;

@@ -206,3 +206,26 @@ pub fn sparse(path: &Path, len: u64) {
     let f = std::fs::File::create(path).unwrap();
     f.set_len(len).unwrap();
 }
+
+/// 50 MB of pseudo-random bytes, made once per test run, in memory and in a file (removed
+/// when a later run starts; files of runs that are gone are removed then too).
+pub fn big_data() -> &'static (PathBuf, Vec<u8>) {
+    static DATA: std::sync::OnceLock<(PathBuf, Vec<u8>)> = std::sync::OnceLock::new();
+    DATA.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        if let Ok(entries) = std::fs::read_dir(&tmp) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("ru-50mb-") {
+                    if !Path::new("/proc").join(pid).exists() {
+                        let _ = std::fs::remove_file(entry.path());
+                    }
+                }
+            }
+        }
+        let data = noise(50_000_000, 0x5eed);
+        let path = tmp.join(format!("ru-50mb-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        (path, data)
+    })
+}

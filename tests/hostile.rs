@@ -4,6 +4,7 @@
 //! closed standard descriptors. GNU 9.12 is the reference wherever it gives an answer.
 
 use crate::util::*;
+use std::process::Stdio;
 
 fn compare(label: &str, mine: &Outcome, gnu: &Outcome) {
     assert_eq!(
@@ -97,6 +98,301 @@ fn closed_standard_descriptors_in_every_combination() {
                 let (mine, gnu) = script_pair(tool, &script, &dir.0);
                 compare(&format!("{tool} {args} {redirect} {sigpipe}"), &mine, &gnu);
             }
+        }
+    }
+}
+
+/// A 20 GiB sparse file: `wc -c` answers from its size at once (GNU reads the last block or
+/// so of a size that is a multiple of the page size, and so do we); `cat file | head -c 1M`
+/// and `cat -n` of it are cut by SIGPIPE with the right bytes, as GNU's.
+#[test]
+fn twenty_gib_sparse_file() {
+    let dir = tmpfs_dir("sparse20");
+    sparse(&dir.0.join("big"), 20 << 30);
+    for script in [
+        "$T -c big; echo rc=$?",
+        "$T -c < big; echo rc=$?",
+        "$T -c big big; echo rc=$?",
+        "$T --total=only -c big big; echo rc=$?",
+    ] {
+        let start = std::time::Instant::now();
+        let (mine, _) = script_pair("wc", script, &dir.0);
+        let took = start.elapsed();
+        let (_, gnu) = script_pair("wc", script, &dir.0);
+        compare(script, &mine, &gnu);
+        assert!(took < std::time::Duration::from_millis(500), "{script}: {took:?}");
+    }
+    for script in [
+        "$T big | head -c 1M | od -An -c | uniq; echo ${PIPESTATUS[*]}",
+        "$T -n big | head -c 1M | od -An -c | uniq; echo ${PIPESTATUS[*]}",
+        "$T -A big | head -c 1M | od -An -c | uniq -c; echo ${PIPESTATUS[*]}",
+        "$T < big | head -c 1M | wc -c; echo ${PIPESTATUS[*]}",
+    ] {
+        let (mine, gnu) = script_pair("cat", script, &dir.0);
+        compare(script, &mine, &gnu);
+    }
+}
+
+/// Files that shrink or grow while `cat` reads them (cat is held back by a full pipe while
+/// the file changes): it never fails, never invents or repeats bytes, and sees the change as
+/// GNU does (reads go on to the end of the file as it is then).
+#[test]
+fn files_that_shrink_or_grow_while_read() {
+    use std::io::{Read, Write};
+    let data = &big_data().1[..16 << 20];
+    for opts in [&[][..], &["-v"]] {
+        for grow in [false, true] {
+            let dir = TempDir::new("changing");
+            let path = dir.0.join("f");
+            std::fs::write(&path, data).unwrap();
+            let [mut mine, _] = both("cat", "cat");
+            let mut child = mine.args(opts).arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            let mut first = vec![0u8; 1 << 20];
+            stdout.read_exact(&mut first).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let extra = noise(3 << 20, 77);
+            let now = if grow {
+                let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+                f.write_all(&extra).unwrap();
+                [data, &extra[..]].concat()
+            } else {
+                std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(8 << 20).unwrap();
+                data[..8 << 20].to_vec()
+            };
+            let mut rest = Vec::new();
+            stdout.read_to_end(&mut rest).unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success() && out.stderr.is_empty(), "{opts:?} grow={grow}: {:?}", out);
+            let got = [first, rest].concat();
+            let want = if opts.is_empty() {
+                now
+            } else {
+                let mut gnu = std::process::Command::new(oracle("cat"));
+                gnu.args(opts).arg(&path);
+                run_piped(gnu, None).stdout
+            };
+            // cat had read ahead of the change by at most its buffers and the pipe: what it sent
+            // is the new content (grown), or the old content up to where it stood (shrunk).
+            if grow {
+                assert!(got == want, "{opts:?} grew: {} bytes, want {}", got.len(), want.len());
+            } else {
+                let old = if opts.is_empty() { data.to_vec() } else { run_piped_bytes("cat", opts, data) };
+                assert!(got.len() >= want.len() && got.len() < old.len(), "{opts:?} shrank: {} bytes", got.len());
+                assert!(got == old[..got.len()], "{opts:?} shrank: not a prefix of the old content");
+            }
+        }
+    }
+}
+
+/// GNU cat's output for `data` with `opts`.
+fn run_piped_bytes(tool: &str, opts: &[&str], data: &[u8]) -> Vec<u8> {
+    let mut gnu = std::process::Command::new(oracle(tool));
+    gnu.args(opts).env("LC_ALL", "C");
+    run_piped(gnu, Some(data)).stdout
+}
+
+/// /proc and /sys files whose size says 0 or 4096 whatever they hold: cat (into a pipe and a
+/// file) and wc as GNU.
+#[test]
+fn proc_and_sys_files_with_sizes_that_lie() {
+    let files = [
+        "/proc/version",
+        "/proc/filesystems",
+        "/proc/crypto",
+        "/proc/sys/kernel/ostype",
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "/sys/devices/system/cpu/online",
+    ];
+    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).unwrap().len()).collect();
+    assert!(sizes.contains(&0) && sizes.contains(&4096), "{sizes:?}");
+    let dir = TempDir::new("proc");
+    for file in files {
+        for script in ["$T F", "$T -n F", "$T F > out; cat out", "$T < F > out; cat out", "$T F F | $T -A"] {
+            let script = format!("{}; echo rc=$?", script.replace('F', file));
+            let (mine, gnu) = script_pair("cat", &script, &dir.0);
+            compare(&script, &mine, &gnu);
+        }
+        for script in ["$T F", "$T -c F", "$T -c < F", "$T -l F F", "$T -L F"] {
+            let script = format!("{}; echo rc=$?", script.replace('F', file));
+            let (mine, gnu) = script_pair("wc", &script, &dir.0);
+            compare(&script, &mine, &gnu);
+        }
+    }
+}
+
+/// FIFOs named as operands and sockets as standard input.
+#[test]
+fn fifos_and_sockets() {
+    let dir = TempDir::new("fifo");
+    std::fs::write(dir.0.join("data"), &big_data().1[..3 << 20]).unwrap();
+    let fifo = "rm -f p; mkfifo p; head -c 2000000 data > p &";
+    for (tool, args) in
+        [("cat", ""), ("cat", "-n"), ("cat", "-A"), ("wc", ""), ("wc", "-c"), ("wc", "-l"), ("wc", "-L")]
+    {
+        let script = format!("{fifo} $T {args} p | cksum; echo rc=${{PIPESTATUS[0]}}; wait");
+        let (mine, gnu) = script_pair(tool, &script, &dir.0);
+        compare(&script, &mine, &gnu);
+    }
+    // A socket on standard input (the writer shuts its side down at the end).
+    for (tool, args) in [("cat", vec![]), ("cat", vec!["-n"]), ("wc", vec![]), ("wc", vec!["-c"])] {
+        let mut results = Vec::new();
+        for mut cmd in both(tool, tool) {
+            let (mut ours_end, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            cmd.args(&args).stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs))).stdout(Stdio::piped());
+            let child = cmd.spawn().unwrap();
+            drop(cmd);
+            let writer = std::thread::spawn(move || {
+                use std::io::Write;
+                ours_end.write_all(&big_data().1[..3 << 20]).unwrap();
+                ours_end.shutdown(std::net::Shutdown::Write).unwrap();
+            });
+            let out = child.wait_with_output().unwrap();
+            writer.join().unwrap();
+            results.push((out.status.code(), out.stdout, out.stderr));
+        }
+        assert!(results[0] == results[1], "{tool} {args:?} from a socket");
+    }
+}
+
+/// /dev/zero cut by head, with and without formatting: the bytes and SIGPIPE as GNU.
+#[test]
+fn dev_zero_with_head() {
+    let dir = TempDir::new("zero");
+    for script in [
+        "$T /dev/zero | head -c 10M | cksum; echo ${PIPESTATUS[*]}",
+        "$T -v /dev/zero | head -c 1M | cksum; echo ${PIPESTATUS[*]}",
+        "$T -n /dev/zero | head -c 1M | cksum; echo ${PIPESTATUS[*]}",
+        "$T < /dev/zero | head -c 3 | od -c; echo ${PIPESTATUS[*]}",
+        "(trap '' PIPE; $T /dev/zero 2>err | head -c 1M | cksum; echo ${PIPESTATUS[*]}; cat err)",
+    ] {
+        let (mine, gnu) = script_pair("cat", script, &dir.0);
+        compare(script, &mine, &gnu);
+    }
+    let (mine, gnu) = script_pair("wc", "head -c 5M /dev/zero | $T; head -c 1M /dev/zero | $T -L -m", &dir.0);
+    compare("wc of /dev/zero through head", &mine, &gnu);
+}
+
+/// Peak resident memory (KiB) of a command, by /usr/bin/time (GNU time).
+fn peak_rss_kib(cmd: &str, dir: &std::path::Path, locale: &str) -> (u64, String) {
+    let mut sh = std::process::Command::new("bash");
+    sh.arg("-c")
+        .arg(format!("/usr/bin/time -f %M -o rss {cmd}; echo rc=$?"))
+        .current_dir(dir)
+        .env("LC_ALL", locale)
+        .env("CAT", ours("cat"))
+        .env("WC", ours("wc"));
+    let out = run_with_stdout(sh, Stdio::piped());
+    assert!(out.stderr.is_empty(), "{cmd}: {}", out.stderr_text());
+    let rss = std::fs::read_to_string(dir.join("rss")).unwrap().trim().parse().unwrap();
+    (rss, String::from_utf8(out.stdout).unwrap())
+}
+
+/// A 1 GiB line without a newline (a sparse file: NUL bytes): `cat -n`, `wc -L` and the full
+/// `wc` in both locales run in bounded memory (measured here: about 2 MiB peak).
+#[test]
+fn a_one_gib_line_in_bounded_memory() {
+    assert!(std::path::Path::new("/usr/bin/time").exists(), "GNU time is needed (make test-deps)");
+    let dir = tmpfs_dir("line1g");
+    sparse(&dir.0.join("line"), 1 << 30);
+    sparse(&dir.0.join("small"), 1 << 20);
+    const LIMIT_KIB: u64 = 64 << 10;
+    for (cmd, locale) in [
+        ("$CAT -n line > /dev/null", "C"),
+        ("$CAT -vE line | tail -c 3", "C"),
+        ("$WC -L line", "C"),
+        ("$WC line", "C"),
+        ("$WC -lwmcL line", "C.UTF-8"),
+    ] {
+        let (rss, out) = peak_rss_kib(cmd, &dir.0, locale);
+        eprintln!("peak RSS {rss} KiB: {cmd} ({locale})");
+        assert!(rss < LIMIT_KIB, "{cmd}: peak RSS {rss} KiB");
+        assert!(out.ends_with("rc=0\n"), "{cmd}: {out}");
+        if cmd.starts_with("$WC") {
+            // The same counts GNU gives for a 1 MiB line of NULs, with the sizes scaled.
+            let small = cmd.replace("$WC", "").replace("line", "small");
+            let mut gnu = std::process::Command::new(oracle("wc"));
+            gnu.args(small.split_whitespace()).current_dir(&dir.0).env("LC_ALL", locale);
+            let gnu = String::from_utf8(run_piped(gnu, None).stdout).unwrap();
+            let want: Vec<String> = gnu
+                .split_whitespace()
+                .map(|f| match f {
+                    "1048576" => (1u64 << 30).to_string(),
+                    "small" => "line".to_string(),
+                    f => f.to_string(),
+                })
+                .collect();
+            let got: Vec<&str> = out.trim_end_matches("rc=0\n").split_whitespace().collect();
+            assert_eq!(got, want, "{cmd} ({locale})");
+        } else if cmd.contains("tail") {
+            assert!(out.starts_with("@^@rc=0"), "{cmd}: {out}");
+        }
+    }
+}
+
+/// 100,000 operands for `yes`, 50,000 for `wc` and `cat` (and through --files0-from, from a
+/// file and from a pipe): the same output as GNU.
+#[test]
+fn huge_argument_lists() {
+    let words: Vec<String> = (0..100_000).map(|i| format!("w{i}")).collect();
+    let [mut mine, mut gnu] = both("yes", "yes");
+    mine.args(&words);
+    gnu.args(&words);
+    let (a, b) = (run_cut(mine, 8 << 20), run_cut(gnu, 8 << 20));
+    assert!(a == b && a.stdout.len() == 8 << 20, "yes with 100,000 operands");
+    let dir = TempDir::new("many-args");
+    for i in 0..1000 {
+        std::fs::write(dir.0.join(format!("f{i}")), "word ".repeat(i % 37) + &"\n".repeat(i % 5)).unwrap();
+    }
+    let names: Vec<String> = (0..50_000).map(|i| format!("f{}", (i * 7) % 1000)).collect();
+    std::fs::write(dir.0.join("list"), names.iter().map(|n| format!("{n}\0")).collect::<String>()).unwrap();
+    for tool in ["wc", "cat"] {
+        let [mut mine, mut gnu] = both(tool, tool);
+        for cmd in [&mut mine, &mut gnu] {
+            cmd.args(&names).current_dir(&dir.0);
+        }
+        let (a, b) = (run_piped(mine, None), run_piped(gnu, None));
+        assert!(a == b, "{tool} with 50,000 operands: {} / {}", a.stderr_text(), b.stderr_text());
+    }
+    let (mine, gnu) = script_pair(
+        "wc",
+        "$T --files0-from=list | cksum; $T -l --files0-from=- < list | cksum; cat list | $T -c --files0-from=- | cksum",
+        &dir.0,
+    );
+    compare("wc --files0-from with 50,000 names", &mine, &gnu);
+}
+
+/// File names holding every byte value but '/' and NUL: `wc` prints them (quoting the ones
+/// with a newline) and `cat` reads them, in both locales, as operands and from --files0-from.
+#[test]
+fn file_names_with_every_byte_value() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("byte-names");
+    let mut names = Vec::new();
+    for b in (1..=255u8).filter(|&b| b != b'/') {
+        let name = std::ffi::OsStr::from_bytes(&[b'x', b, b'y']).to_owned();
+        std::fs::write(dir.0.join(&name), vec![b'a'; b as usize]).unwrap();
+        names.push(name);
+    }
+    let mut list = Vec::new();
+    for name in &names {
+        list.extend_from_slice(name.as_bytes());
+        list.push(0);
+    }
+    std::fs::write(dir.0.join("list"), &list).unwrap();
+    for locale in ["C", "C.UTF-8"] {
+        for (tool, args) in [("wc", vec![]), ("wc", vec!["--files0-from=list"]), ("cat", vec![]), ("cat", vec!["-n"])] {
+            let mut mine = std::process::Command::new(oracle("with-oracle-libc"));
+            mine.arg(ours(tool));
+            let mut gnu = std::process::Command::new(oracle(tool));
+            for cmd in [&mut mine, &mut gnu] {
+                cmd.env_clear().env("LC_ALL", locale).env("TERM", "dumb").current_dir(&dir.0).args(&args);
+                if args.is_empty() || tool == "cat" {
+                    cmd.args(&names);
+                }
+            }
+            let (a, b) = (run_piped(mine, None), run_piped(gnu, None));
+            compare(&format!("{tool} {args:?} {locale}"), &a, &b);
         }
     }
 }

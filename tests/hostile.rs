@@ -273,6 +273,117 @@ fn dev_zero_with_head() {
     compare("wc of /dev/zero through head", &mine, &gnu);
 }
 
+/// A pseudo-terminal as standard input (`cat` reading what a person types): each line comes
+/// out as soon as it is typed, numbered or not, and ^D ends the input; `wc` counts it. The
+/// same as GNU.
+#[test]
+fn terminal_input_is_shown_line_by_line() {
+    use std::io::{Read, Write};
+    use std::sync::mpsc;
+    for (tool, args) in
+        [("cat", vec![]), ("cat", vec!["-n"]), ("cat", vec!["-A"]), ("cat", vec!["-s", "-b"]), ("wc", vec![])]
+    {
+        let mut transcripts = Vec::new();
+        for mut cmd in both(tool, tool) {
+            let (mut master, slave) = open_pty();
+            cmd.args(&args).stdin(Stdio::from(slave)).stdout(Stdio::piped()).stderr(Stdio::piped());
+            let mut child = cmd.spawn().unwrap();
+            drop(cmd);
+            let mut stdout = child.stdout.take().unwrap();
+            let (tx, rx) = mpsc::channel();
+            let reader = std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                loop {
+                    match stdout.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => tx.send(buf[..n].to_vec()).unwrap(),
+                    }
+                }
+            });
+            let mut transcript = Vec::new();
+            for (i, line) in ["first line\n", "\n", "\n", "x\ty\n"].into_iter().enumerate() {
+                master.write_all(line.as_bytes()).unwrap();
+                // Every line shows at once, but the second empty one under -s (squeezed).
+                if tool == "cat" && !(args.contains(&"-s") && i == 2) {
+                    // The line must come out now, not when more input arrives.
+                    match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+                        Ok(got) => transcript.push(got),
+                        Err(_) => {
+                            let _ = child.kill();
+                            panic!("{tool} {args:?} ({:?}): {line:?} not shown in time", child.id());
+                        }
+                    }
+                }
+            }
+            master.write_all(b"\x04").unwrap();
+            let status = child.wait().unwrap();
+            reader.join().unwrap();
+            transcript.extend(rx.try_iter());
+            let mut stderr = Vec::new();
+            child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+            transcripts.push((transcript, stderr, status.code()));
+        }
+        assert_eq!(transcripts[0], transcripts[1], "{tool} {args:?} on a terminal");
+    }
+}
+
+/// A socket on standard input that delivers a line and then waits: `cat` into a pipe passes
+/// the line on at once (a splice straight from the socket into stdout would hold the pipe's
+/// lock while it waits, and the reader could not take the line).
+#[test]
+fn socket_input_is_passed_on_as_it_comes() {
+    use std::io::{Read, Write};
+    for args in [vec![], vec!["-n"]] {
+        let [mut mine, _] = both("cat", "cat");
+        let (mut ours_end, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        mine.args(&args).stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs))).stdout(Stdio::piped());
+        let mut child = mine.spawn().unwrap();
+        drop(mine);
+        let mut stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        for i in 1..=3 {
+            ours_end.write_all(format!("line {i}\n").as_bytes()).unwrap();
+            let want = if args.is_empty() { format!("line {i}\n") } else { format!("{i:>6}\tline {i}\n") };
+            match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+                Ok(got) => assert_eq!(String::from_utf8_lossy(&got), want, "{args:?}"),
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("{args:?}: line {i} not passed on in time");
+                }
+            }
+        }
+        drop(ours_end);
+        assert!(child.wait().unwrap().success());
+        reader.join().unwrap();
+    }
+}
+
+/// A new pseudo-terminal: (master, slave).
+fn open_pty() -> (std::fs::File, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: posix_openpt/grantpt/unlockpt/ptsname_r on a descriptor we just opened and own;
+    // ptsname_r writes a NUL-terminated name into the buffer of the size given.
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+        assert!(master >= 0);
+        assert_eq!(libc::grantpt(master), 0);
+        assert_eq!(libc::unlockpt(master), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(master, name.as_mut_ptr(), name.len()), 0);
+        let path = std::ffi::CStr::from_ptr(name.as_ptr()).to_str().unwrap().to_string();
+        let slave = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+        (std::fs::File::from_raw_fd(master), slave)
+    }
+}
+
 /// Peak resident memory (KiB) of a command, by /usr/bin/time (GNU time).
 fn peak_rss_kib(cmd: &str, dir: &std::path::Path, locale: &str) -> (u64, String) {
     let mut sh = std::process::Command::new("bash");

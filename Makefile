@@ -19,9 +19,10 @@ all: build
 build:
 	$(CARGO) build --release --bins
 
-# Everything the tests need: strace and the GNU coreutils 9.12 oracle in /opt/gnu-oracle (root).
+# Everything the tests need: strace (fault injection), GNU time (peak memory) and the GNU
+# coreutils 9.12 oracle in /opt/gnu-oracle (root).
 test-deps:
-	@command -v strace >/dev/null || { apt-get update -qq && apt-get install -y -qq strace; }
+	@{ command -v strace >/dev/null && test -x /usr/bin/time; } || { apt-get update -qq && apt-get install -y -qq strace time; }
 	@bash $(ORACLE_SH) >/dev/null || true
 	@/opt/gnu-oracle/bin/yes --version | head -n1
 

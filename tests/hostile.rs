@@ -507,3 +507,20 @@ fn file_names_with_every_byte_value() {
         }
     }
 }
+
+/// A --files0-from list file larger than 10 MiB is streamed by GNU 9.12 (as from a pipe), so
+/// its widths do not depend on the sizes of the files named: the same columns here.
+#[test]
+fn wc_list_files_over_ten_mib_are_streamed_like_gnu() {
+    let dir = TempDir::new("big-list");
+    std::fs::write(dir.0.join("f"), b"a b\n").unwrap();
+    let name = format!("{}f", "./".repeat(49));
+    for count in [104_000, 105_000] {
+        // 100 bytes a name: 10,400,000 bytes (read whole, widths from every file) and
+        // 10,500,000 bytes (over 10 MiB: streamed, width 1).
+        std::fs::write(dir.0.join("list"), format!("{name}\0").repeat(count)).unwrap();
+        let script = "$T --files0-from=list | uniq -c; $T -l --files0-from=list | tail -n 1; echo rc=$?";
+        let (mine, gnu) = script_pair("wc", script, &dir.0);
+        compare(&format!("{count} names"), &mine, &gnu);
+    }
+}

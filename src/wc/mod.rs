@@ -271,7 +271,11 @@ impl Wc {
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
         let mut names = NameReader::new(fd);
-        let regular = matches!(platform::fstat(fd), Ok(info) if info.kind == FileKind::Regular);
+        // GNU reads a regular list file whole when it is at most 10 MiB (and half the available
+        // memory); a larger one is streamed like a pipe, so the widths do not depend on the files.
+        const LIST_IN_MEMORY: u64 = 10 * 1024 * 1024;
+        let regular =
+            matches!(platform::fstat(fd), Ok(info) if info.kind == FileKind::Regular && info.size <= LIST_IN_MEMORY);
         let mut n_args = 0;
         if regular {
             // All names first (a regular list file): the widths can consider every input.

@@ -113,7 +113,7 @@ impl Copier {
                 };
             }
         }
-        if method == Method::Splice && out_info.kind == FileKind::Pipe && !self.pipe_grown {
+        if matches!(method, Method::Splice | Method::Relay) && out_info.kind == FileKind::Pipe && !self.pipe_grown {
             // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
             if in_info.kind != FileKind::Regular || in_info.size > SMALL_FILE {
                 self.pipe_grown = true;

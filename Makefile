@@ -52,9 +52,10 @@ all: build
 build:
 	$(CARGO) build --release --bins
 
-# Everything the tests need (root): strace, the man-page and completion checkers (mandoc, man-db,
-# zsh, fish), the locale sources (locales), and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := strace:strace mandoc:mandoc man:man-db zsh:zsh fish:fish
+# Everything the tests need (root): strace (fault injection), GNU time (peak memory), the
+# man-page and completion checkers (mandoc, man-db, zsh, fish), the locale sources (locales),
+# and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
+TEST_PROGRAMS := strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish
 test-deps:
 	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi

@@ -187,3 +187,26 @@ fn formatting_mode_from_a_slow_pipe_shows_lines_as_they_come() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn devices_go_through_the_relay_into_a_grown_pipe() {
+    // A device (or terminal, or socket) into a pipe: splice into cat's own pipe, then into
+    // stdout, which is grown first (a 64 KiB stdout pipe made `cat /dev/zero | head` 4x slower).
+    let dir = TempDir::new("cat-relay");
+    let log = dir.0.join("trace");
+    let mut sh = Command::new("bash");
+    sh.arg("-c")
+        .arg("strace -qq -o \"$LOG\" -e trace=fcntl,splice,read \"$CAT\" /dev/zero | head -c 10M | wc -c")
+        .env("LOG", &log)
+        .env("CAT", ours("cat"));
+    let out = run_with_stdout(sh, Stdio::piped());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "10485760\n");
+    let trace = std::fs::read_to_string(&log).unwrap();
+    let grown = trace.lines().any(|l| l.starts_with("fcntl(1, F_SETPIPE_SZ"));
+    let splices_in = calls(&trace, "splice(3,");
+    if ZERO_COPY {
+        assert!(grown && splices_in >= 2 && calls(&trace, "splice(3, NULL, 1,") == 0, "{trace}");
+    } else {
+        assert!(!grown && splices_in == 0 && calls(&trace, "read(3,") >= 10, "{trace}");
+    }
+}

@@ -1,8 +1,11 @@
 //! All integration tests, one binary: `mod` per area, shared helpers in `util`.
 
 mod cat_diff;
+mod cat_format_prop;
 mod cat_shape;
+mod faults;
 mod generated;
+mod hostile;
 mod install;
 mod multicall;
 mod util;

@@ -201,3 +201,65 @@ pub fn require_program(name: &str) -> PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{name} is not installed: run `make test-deps` (as .ci/run does)"))
 }
+
+/// Runs `script` in bash twice, with `$T` naming our `tool` and then GNU's (both called `tool`
+/// in messages), in `dir`, with LC_ALL=C; stdout and stderr of the script go to one pipe so the
+/// order of output and messages is compared too. Returns (ours, GNU's).
+pub fn script_pair(tool: &str, script: &str, dir: &Path) -> (Outcome, Outcome) {
+    let run = |program: PathBuf, gnu: bool| {
+        let mut sh = Command::new("bash");
+        sh.arg("-c")
+            .arg(format!("exec 2>&1; {script}"))
+            .current_dir(dir)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .env("TERM", "dumb")
+            .env("T", &program);
+        if gnu {
+            sh.env("GNU_ORACLE_ARGV0", tool);
+        }
+        run_with_stdout(sh, Stdio::piped())
+    };
+    (run(ours(tool), false), run(oracle(tool), true))
+}
+
+/// A directory on tmpfs when there is one (/dev/shm): sparse files there may be as large as
+/// the kernel allows (2^63 - 1 bytes), and reading their holes costs no disk.
+pub fn tmpfs_dir(tag: &str) -> TempDir {
+    let shm = Path::new("/dev/shm");
+    assert!(shm.is_dir(), "/dev/shm (tmpfs) is needed for the huge sparse files");
+    let dir = shm.join(format!("ru-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+/// Makes `path` a sparse file of `len` bytes (no data written).
+pub fn sparse(path: &Path, len: u64) {
+    let f = std::fs::File::create(path).unwrap();
+    f.set_len(len).unwrap();
+}
+
+/// 50 MB of pseudo-random bytes, made once per test run, in memory and in a file (removed
+/// when a later run starts; files of runs that are gone are removed then too).
+pub fn big_data() -> &'static (PathBuf, Vec<u8>) {
+    static DATA: std::sync::OnceLock<(PathBuf, Vec<u8>)> = std::sync::OnceLock::new();
+    DATA.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        if let Ok(entries) = std::fs::read_dir(&tmp) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("ru-50mb-")
+                    && !Path::new("/proc").join(pid).exists()
+                {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        let data = noise(50_000_000, 0x5eed);
+        let path = tmp.join(format!("ru-50mb-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        (path, data)
+    })
+}

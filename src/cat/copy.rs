@@ -6,7 +6,7 @@
 //! |------------------|--------|-------------------|----------------------------------------|
 //! | regular file     | splice | copy_file_range (splice through a relay pipe on ext4 and tmpfs) | splice through a relay pipe (char devices such as /dev/null), else sendfile |
 //! | pipe             | splice | splice            | splice                                 |
-//! | other            | splice | read/write        | read/write                             |
+//! | other            | splice through a relay pipe | read/write | read/write            |
 //!
 //! The zero-copy calls use and advance the file offsets, so when one fails the read/write loop
 //! simply continues: nothing is lost or repeated. Any error from a zero-copy call (not only
@@ -50,7 +50,12 @@ fn method(input: FileKind, output: FileKind) -> Method {
     use FileKind::*;
     match (input, output) {
         (Directory, _) => Method::ReadWrite,
-        (_, Pipe) | (Pipe, _) => Method::Splice,
+        (Pipe, _) | (Regular, Pipe) => Method::Splice,
+        // A terminal, socket or device may wait for its data inside splice, and the kernel
+        // holds the output pipe's lock all that time: the reader of stdout could not take what
+        // is already in it (a terminal's line showed only when the next one was typed). Our
+        // own relay pipe takes that wait, as GNU's intermediate pipe does.
+        (_, Pipe) => Method::Relay,
         (Regular, Regular) => Method::CopyFileRange,
         (Regular, CharDevice) => Method::Relay,
         (Regular, _) => Method::Sendfile,
@@ -98,10 +103,17 @@ impl Copier {
         {
             method = Method::Relay;
         }
-        if method == Method::Relay && (in_info.size <= SMALL_FILE || self.relay_pipe().is_none()) {
-            method = if out_info.kind == FileKind::Regular { Method::CopyFileRange } else { Method::Sendfile };
+        if method == Method::Relay {
+            let regular = in_info.kind == FileKind::Regular;
+            if (regular && in_info.size <= SMALL_FILE) || self.relay_pipe().is_none() {
+                method = match (regular, out_info.kind) {
+                    (false, _) => Method::ReadWrite,
+                    (true, FileKind::Regular) => Method::CopyFileRange,
+                    (true, _) => Method::Sendfile,
+                };
+            }
         }
-        if method == Method::Splice && out_info.kind == FileKind::Pipe && !self.pipe_grown {
+        if matches!(method, Method::Splice | Method::Relay) && out_info.kind == FileKind::Pipe && !self.pipe_grown {
             // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
             if in_info.kind != FileKind::Regular || in_info.size > SMALL_FILE {
                 self.pipe_grown = true;

@@ -85,3 +85,37 @@ fn advise_huge(ptr: *mut libc::c_void, len: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_ptr: *mut libc::c_void, _len: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mapping is page-aligned, zero-filled, writable over exactly `len` bytes (including
+    /// the huge-page-advised sizes), and unmapped on drop; a frozen buffer stays readable.
+    #[test]
+    fn mappings_are_aligned_zeroed_writable_and_frozen_ones_stay() {
+        let page = page_size();
+        assert!(page.is_power_of_two());
+        let mut frozen = Vec::new();
+        for len in [0, 1, page - 1, page, page + 1, HUGE_PAGE, HUGE_PAGE + 3] {
+            let mut buf = PageBuffer::new(len).unwrap();
+            assert_eq!(buf.as_slice().len(), len);
+            assert_eq!(buf.as_slice().as_ptr() as usize % page, 0, "len {len}");
+            assert!(buf.as_slice().iter().all(|&b| b == 0), "len {len}");
+            for (i, b) in buf.as_mut_slice().iter_mut().enumerate() {
+                *b = (i % 251) as u8;
+            }
+            assert!(buf.as_slice().iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+            if len % 2 == 1 {
+                frozen.push(buf.freeze());
+            }
+        }
+        // Other mappings come and go; the frozen ones keep their bytes.
+        for _ in 0..8 {
+            drop(PageBuffer::new(HUGE_PAGE).unwrap());
+        }
+        for f in frozen {
+            assert!(f.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+        }
+    }
+}

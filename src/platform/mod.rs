@@ -291,7 +291,7 @@ pub fn errno_of(err: &io::Error) -> i32 {
 /// Errno values the callers name.
 pub mod errno {
     pub use libc::{
-        EAGAIN, EBADF, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EPERM, EPIPE, ETXTBSY,
+        EAGAIN, EBADF, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, ENOSYS, EOPNOTSUPP, EOVERFLOW, EPERM, EPIPE, ETXTBSY,
         EWOULDBLOCK, EXDEV,
     };
 }
@@ -301,4 +301,114 @@ pub mod errno {
 pub fn is_unsupported(err: &io::Error) -> bool {
     matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EINVAL | libc::EXDEV | libc::EOPNOTSUPP))
         || err.raw_os_error() == Some(libc::ENOTSUP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn args_from_c_copies_every_byte() {
+        let owned: Vec<CString> =
+            [&b"prog"[..], b"", b"\xff\xfe not utf-8", b"a b"].iter().map(|a| CString::new(*a).unwrap()).collect();
+        let ptrs: Vec<*const c_char> = owned.iter().map(|a| a.as_ptr()).collect();
+        // SAFETY: ptrs holds ptrs.len() valid NUL-terminated strings that outlive the call.
+        let args = unsafe { args_from_c(ptrs.len() as c_int, ptrs.as_ptr()) };
+        let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        assert_eq!(bytes, [&b"prog"[..], b"", b"\xff\xfe not utf-8", b"a b"]);
+        // SAFETY: a count of 0 reads nothing.
+        assert!(unsafe { args_from_c(0, std::ptr::null()) }.is_empty());
+    }
+
+    #[test]
+    fn strerror_is_the_c_librarys_text() {
+        assert_eq!(strerror(libc::EIO), "Input/output error");
+        assert_eq!(strerror(libc::ENOSPC), "No space left on device");
+        assert_eq!(strerror(libc::EOVERFLOW), "Value too large for defined data type");
+        assert_eq!(strerror(123_456), "Unknown error 123456");
+    }
+
+    #[test]
+    fn fstat_read_write_offsets_and_flags() {
+        let dir = std::env::temp_dir().join(format!("ru-platform-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let info = fstat(file.as_raw_fd()).unwrap();
+        assert_eq!((info.kind, info.size), (FileKind::Regular, 10));
+        let mut buf = [0u8; 4];
+        assert_eq!(read(file.as_raw_fd(), &mut buf).unwrap(), 4);
+        assert_eq!(&buf, b"0123");
+        assert_eq!(current_offset(file.as_raw_fd()).unwrap(), 4);
+        assert_eq!(seek_relative(file.as_raw_fd(), 3).unwrap(), 7);
+        assert!(!is_append(file.as_raw_fd()));
+        advise_sequential(file.as_raw_fd());
+        let appending = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        assert!(is_append(appending.as_raw_fd()));
+        assert_eq!(fstat(std::fs::File::open(&dir).unwrap().as_raw_fd()).unwrap().kind, FileKind::Directory);
+        assert_eq!(fstat(std::fs::File::open("/dev/null").unwrap().as_raw_fd()).unwrap().kind, FileKind::CharDevice);
+        let (sock, _other) = std::os::unix::net::UnixStream::pair().unwrap();
+        assert_eq!(fstat(sock.as_raw_fd()).unwrap().kind, FileKind::Socket);
+        std::fs::remove_dir_all(&dir).unwrap();
+        // A closed descriptor: errors, not crashes.
+        let (r, w) = pipe().unwrap();
+        let raw = r.as_raw_fd();
+        drop(r);
+        assert_eq!(fstat(raw).unwrap_err().raw_os_error(), Some(libc::EBADF));
+        assert_eq!(close(raw).unwrap_err().raw_os_error(), Some(libc::EBADF));
+        assert_eq!(write(raw, b"x").unwrap_err().raw_os_error(), Some(libc::EBADF));
+        drop(w);
+    }
+
+    #[test]
+    fn pipes_non_blocking_mode_and_waiting() {
+        let (r, w) = pipe().unwrap();
+        assert_eq!(fstat(r.as_raw_fd()).unwrap().kind, FileKind::Pipe);
+        assert!(current_offset(r.as_raw_fd()).is_err());
+        assert_eq!(bytes_available(r.as_raw_fd()), Some(0));
+        assert_eq!(write(w.as_raw_fd(), b"hello").unwrap(), 5);
+        assert_eq!(bytes_available(r.as_raw_fd()), Some(5));
+        set_nonblocking(r.as_raw_fd(), true).unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(read(r.as_raw_fd(), &mut buf).unwrap(), 5);
+        assert_eq!(read(r.as_raw_fd(), &mut buf).unwrap_err().raw_os_error(), Some(libc::EAGAIN));
+        set_nonblocking(r.as_raw_fd(), false).unwrap();
+        // Fill the write end, then let a reader drain it: wait_writable returns once there is room.
+        set_nonblocking(w.as_raw_fd(), true).unwrap();
+        let chunk = [7u8; 4096];
+        while write(w.as_raw_fd(), &chunk).is_ok() {}
+        let reader = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let mut buf = [0u8; 65536];
+            (read(r.as_raw_fd(), &mut buf).unwrap(), r)
+        });
+        wait_writable(w.as_raw_fd()).unwrap();
+        let (n, _r) = reader.join().unwrap();
+        assert!(n > 0);
+        assert!(write(w.as_raw_fd(), &chunk).is_ok());
+    }
+
+    #[test]
+    fn unsupported_errors_are_told_from_real_ones() {
+        for e in [libc::ENOSYS, libc::EINVAL, libc::EXDEV, libc::EOPNOTSUPP, libc::ENOTSUP] {
+            assert!(is_unsupported(&io::Error::from_raw_os_error(e)), "{e}");
+        }
+        for e in [libc::EIO, libc::ENOSPC, libc::EPIPE, libc::EBADF, libc::EAGAIN, libc::EINTR] {
+            assert!(!is_unsupported(&io::Error::from_raw_os_error(e)), "{e}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn tmpfs_counts_as_a_plain_splice_file_system() {
+        let file = std::fs::File::create(format!("/dev/shm/ru-statfs-{}", std::process::id())).unwrap();
+        assert!(copy_is_plain_splice(file.as_raw_fd()));
+        let _ = std::fs::remove_file(format!("/dev/shm/ru-statfs-{}", std::process::id()));
+        assert!(!copy_is_plain_splice(std::fs::File::open("/proc/version").unwrap().as_raw_fd()));
+        assert!(!copy_is_plain_splice(-1));
+    }
 }

@@ -137,3 +137,93 @@ pub fn pipe_max_size() -> Option<usize> {
     static MAX: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     *MAX.get_or_init(imp::pipe_max_size)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::{self, PageBuffer};
+    use std::os::fd::AsRawFd;
+
+    fn read_all(fd: Fd, len: usize) -> Vec<u8> {
+        let mut out = vec![0; len];
+        let mut got = 0;
+        while got < len {
+            let n = platform::read(fd, &mut out[got..]).unwrap();
+            assert!(n > 0);
+            got += n;
+        }
+        out
+    }
+
+    /// vmsplice maps a frozen buffer's pages into a pipe (read back unchanged), tee copies a
+    /// pipe's contents without consuming them, splice moves them on, and the pipe can be
+    /// grown; the portable build answers ENOSYS to every one of them.
+    #[test]
+    fn zero_copy_calls_move_exactly_the_bytes_or_say_enosys() {
+        let (a_read, a_write) = platform::pipe().unwrap();
+        let (b_read, b_write) = platform::pipe().unwrap();
+        let mut buf = PageBuffer::new(3 * 4096 + 5).unwrap();
+        for (i, b) in buf.as_mut_slice().iter_mut().enumerate() {
+            *b = (i * 7 % 256) as u8;
+        }
+        let frozen = buf.freeze();
+        let parts = [&frozen[..100], &frozen[100..]];
+        let moved = vmsplice(a_write.as_raw_fd(), &parts);
+        if !ZERO_COPY {
+            for result in [
+                moved,
+                tee(a_read.as_raw_fd(), b_write.as_raw_fd(), 1),
+                splice(a_read.as_raw_fd(), b_write.as_raw_fd(), 1),
+                set_pipe_size(a_write.as_raw_fd(), 1 << 20),
+            ] {
+                assert_eq!(result.unwrap_err().raw_os_error(), Some(libc::ENOSYS));
+            }
+            assert_eq!(pipe_max_size(), None);
+            return;
+        }
+        assert_eq!(moved.unwrap(), frozen.len());
+        assert_eq!(tee(a_read.as_raw_fd(), b_write.as_raw_fd(), frozen.len()).unwrap(), frozen.len());
+        assert_eq!(read_all(b_read.as_raw_fd(), frozen.len()), frozen);
+        let mut left = frozen.len();
+        while left > 0 {
+            left -= splice(a_read.as_raw_fd(), b_write.as_raw_fd(), left).unwrap();
+        }
+        assert_eq!(read_all(b_read.as_raw_fd(), frozen.len()), frozen);
+        let max = pipe_max_size().unwrap();
+        assert!(set_pipe_size(a_write.as_raw_fd(), max).unwrap() >= max.min(1 << 20));
+    }
+
+    /// copy_file_range and sendfile move a file's bytes from its offset, and advance it.
+    #[test]
+    fn file_copies_use_and_advance_the_offsets() {
+        use std::io::{Seek, SeekFrom, Write};
+        let dir = std::env::temp_dir().join(format!("ru-pipe-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
+        let mut src =
+            std::fs::File::options().read(true).write(true).create(true).truncate(true).open(dir.join("src")).unwrap();
+        src.write_all(&data).unwrap();
+        src.seek(SeekFrom::Start(10)).unwrap();
+        let dst = std::fs::File::create(dir.join("dst")).unwrap();
+        match (COPY_FILE_RANGE, copy_file_range(src.as_raw_fd(), dst.as_raw_fd(), 1 << 20)) {
+            (true, Ok(n)) => {
+                assert_eq!(n, data.len() - 10);
+                assert_eq!(std::fs::read(dir.join("dst")).unwrap(), &data[10..]);
+                assert_eq!(platform::current_offset(src.as_raw_fd()).unwrap(), data.len() as u64);
+            }
+            (false, Err(err)) => assert_eq!(err.raw_os_error(), Some(libc::ENOSYS)),
+            other => panic!("copy_file_range: {other:?}"),
+        }
+        src.seek(SeekFrom::Start(99_000)).unwrap();
+        let (r, w) = platform::pipe().unwrap();
+        match (ZERO_COPY, sendfile(w.as_raw_fd(), src.as_raw_fd(), 1 << 20)) {
+            (true, Ok(n)) => {
+                assert_eq!(n, 1000);
+                assert_eq!(read_all(r.as_raw_fd(), 1000), &data[99_000..]);
+            }
+            (false, Err(err)) => assert_eq!(err.raw_os_error(), Some(libc::ENOSYS)),
+            other => panic!("sendfile: {other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

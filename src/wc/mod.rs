@@ -97,6 +97,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
         width: 1,
         buffers: Buffers::default(),
         totals: Counts::default(),
+        overflow: [false; 4],
+        read_stdin: false,
         ok: true,
         out: Vec::with_capacity(256),
     };
@@ -104,14 +106,19 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Some(list) => wc.run_files0(&list),
         None => wc.run_operands(operands),
     };
-    match result {
-        Ok(()) if wc.ok => diag::EXIT_SUCCESS,
-        Ok(()) => diag::EXIT_FAILURE,
-        Err(err) => {
-            diag::error_errno(b"write error", &err);
-            diag::EXIT_FAILURE
-        }
+    if let Err(err) = result {
+        diag::error_errno(b"write error", &err);
+        return diag::EXIT_FAILURE;
     }
+    // GNU closes standard input when it read it, and a failure there (it was closed all along)
+    // is an error of its own.
+    if wc.read_stdin
+        && let Err(err) = platform::close(platform::STDIN)
+    {
+        diag::error_errno(b"-", &err);
+        return diag::EXIT_FAILURE;
+    }
+    if wc.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
 }
 
 /// `--total=WHEN`: GNU's argmatch (exact or unambiguous prefix) and its messages.
@@ -154,6 +161,11 @@ struct Wc {
     width: usize,
     buffers: Buffers,
     totals: Counts,
+    /// A total went past 2^64 - 1 (lines, words, characters, bytes): GNU 9.12 then prints
+    /// the largest value and reports EOVERFLOW for it.
+    overflow: [bool; 4],
+    /// Standard input was counted: it is closed at the end, as GNU does.
+    read_stdin: bool,
     ok: bool,
     out: Vec<u8>,
 }
@@ -242,7 +254,7 @@ impl Wc {
     fn run_files0(&mut self, list: &OsStr) -> io::Result<()> {
         let list_name = list.as_bytes();
         let from_stdin = list_name == b"-";
-        let file = if from_stdin {
+        let mut file = if from_stdin {
             None
         } else {
             match std::fs::File::open(list) {
@@ -259,7 +271,11 @@ impl Wc {
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
         let mut names = NameReader::new(fd);
-        let regular = matches!(platform::fstat(fd), Ok(info) if info.kind == FileKind::Regular);
+        // GNU reads a regular list file whole when it is at most 10 MiB (and half the available
+        // memory); a larger one is streamed like a pipe, so the widths do not depend on the files.
+        const LIST_IN_MEMORY: u64 = 10 * 1024 * 1024;
+        let regular =
+            matches!(platform::fstat(fd), Ok(info) if info.kind == FileKind::Regular && info.size <= LIST_IN_MEMORY);
         let mut n_args = 0;
         if regular {
             // All names first (a regular list file): the widths can consider every input.
@@ -274,6 +290,9 @@ impl Wc {
                     }
                 }
             }
+            // Closed before counting, as GNU does (with standard input closed, the list file
+            // was given descriptor 0, and a `-` among the names must not read it).
+            drop(file.take());
             self.set_width(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
             for name in &all {
                 n_args += 1;
@@ -335,7 +354,20 @@ impl Wc {
         };
         if print {
             let label: Option<&[u8]> = if self.total == TotalMode::Only { None } else { Some(b"total") };
-            let totals = self.totals;
+            let mut totals = self.totals;
+            let fields = [
+                (&mut totals.lines, &b"total lines"[..]),
+                (&mut totals.words, b"total words"),
+                (&mut totals.chars, b"total characters"),
+                (&mut totals.bytes, b"total bytes"),
+            ];
+            for ((total, what), overflowed) in fields.into_iter().zip(self.overflow) {
+                if overflowed {
+                    *total = u64::MAX;
+                    diag::error_errno(what, &io::Error::from_raw_os_error(platform::errno::EOVERFLOW));
+                    self.ok = false;
+                }
+            }
             self.write_counts(&totals, label)?;
         }
         Ok(())
@@ -344,6 +376,7 @@ impl Wc {
     /// Counts one input (None: standard input without a name) and prints its line.
     fn count_input(&mut self, name: Option<&[u8]>) -> io::Result<()> {
         let is_stdin = matches!(name, None | Some(b"-"));
+        self.read_stdin |= is_stdin;
         let file = if is_stdin {
             None
         } else {
@@ -362,13 +395,24 @@ impl Wc {
             self.write_counts(&counts, name)?;
         }
         if let Some(err) = read_error {
-            diag::error_errno(&quote::quotef(name.unwrap_or(b"-")), &err);
+            // GNU names standard input without an operand 'standard input' (quoted), with one '-'.
+            diag::error_errno(&quote::quotef(name.unwrap_or(b"standard input")), &err);
             self.ok = false;
         }
-        self.totals.lines += counts.lines;
-        self.totals.words += counts.words;
-        self.totals.chars += counts.chars;
-        self.totals.bytes += counts.bytes;
+        // GNU adds characters only when they are printed (else its count stays 0).
+        let chars = if self.want.chars { counts.chars } else { 0 };
+        let totals = [&mut self.totals.lines, &mut self.totals.words, &mut self.totals.chars, &mut self.totals.bytes];
+        for ((total, add), overflowed) in
+            totals.into_iter().zip([counts.lines, counts.words, chars, counts.bytes]).zip(&mut self.overflow)
+        {
+            match total.checked_add(add) {
+                Some(sum) => *total = sum,
+                None => {
+                    *total = total.wrapping_add(add);
+                    *overflowed = true;
+                }
+            }
+        }
         self.totals.max_line_length = self.totals.max_line_length.max(counts.max_line_length);
         Ok(())
     }

@@ -1,0 +1,628 @@
+//! Fault injection with `strace -e inject=...` on 50 MB of random data: every zero-copy call
+//! each tool makes, failing with the "not supported" errors at the first call and at a later
+//! one (the output must be byte-identical to the input), real errors at a later call (GNU
+//! 9.12's message and status, nothing after the error), EINTR and EAGAIN on every call that
+//! moves data, signals during long transfers, a non-blocking stdout, and write errors that
+//! must end the run promptly.
+//!
+//! The portable build makes none of the zero-copy calls: there the tests check that the call
+//! is never made and the data still arrives whole.
+
+use crate::util::*;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
+const UNSUPPORTED: [&str; 4] = ["ENOSYS", "EINVAL", "EXDEV", "EOPNOTSUPP"];
+
+/// Where the data comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Src {
+    /// The 50 MB file as an operand.
+    File,
+    /// A 40,000-byte file as an operand (copy_file_range's and sendfile's small-file cases).
+    Small,
+    /// The 50 MB through a pipe on standard input (`-`).
+    Pipe,
+    /// The 50 MB through a pipe on standard input, no operand.
+    Stdin,
+}
+
+/// Where the output goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Dst {
+    Pipe,
+    File,
+    Socket,
+}
+
+struct Run {
+    trace: String,
+    out: Vec<u8>,
+    outcome: Outcome,
+}
+
+fn small_file() -> &'static (PathBuf, Vec<u8>) {
+    static SMALL: std::sync::OnceLock<(PathBuf, Vec<u8>)> = std::sync::OnceLock::new();
+    SMALL.get_or_init(|| {
+        let data = big_data().1[..40_000].to_vec();
+        let path = big_data().0.with_extension("small");
+        std::fs::write(&path, &data).unwrap();
+        (path, data)
+    })
+}
+
+fn marker_file() -> PathBuf {
+    let path = big_data().0.with_extension("marker");
+    std::fs::write(&path, b"MARKER\n").unwrap();
+    path
+}
+
+/// Runs `program args` (with the source as an extra operand or `-`) under strace with `opts`,
+/// output into `dst`; returns the trace, the output bytes and how it ended.
+fn traced(program: &Path, args: &[&str], src: Src, extra: &[PathBuf], dst: Dst, opts: &[String]) -> Run {
+    let dir = TempDir::new("fault");
+    let log = dir.0.join("trace");
+    let mut cmd = Command::new("strace");
+    cmd.args(["-qq", "-f", "-o"]).arg(&log).args(opts);
+    cmd.arg(program).args(args);
+    match src {
+        Src::File => cmd.arg(&big_data().0),
+        Src::Small => cmd.arg(&small_file().0),
+        Src::Pipe => cmd.arg("-"),
+        Src::Stdin => &mut cmd,
+    };
+    cmd.args(extra).env("LC_ALL", "C");
+    let piped = matches!(src, Src::Pipe | Src::Stdin);
+    cmd.stdin(if piped { Stdio::piped() } else { Stdio::null() }).stderr(Stdio::piped());
+    let out_path = dir.0.join("out");
+    let mut socket = None;
+    match dst {
+        Dst::Pipe => cmd.stdout(Stdio::piped()),
+        Dst::File => cmd.stdout(std::fs::File::create(&out_path).unwrap()),
+        Dst::Socket => {
+            let (mine, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            socket = Some(mine);
+            cmd.stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        }
+    };
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    let feeder = child.stdin.take().map(|mut stdin| {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&big_data().1);
+        })
+    });
+    let reader = child.stdout.take().map(|mut stdout| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            stdout.read_to_end(&mut out).unwrap();
+            out
+        })
+    });
+    let socket_reader = socket.map(|mut s| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            s.read_to_end(&mut out).unwrap();
+            out
+        })
+    });
+    let mut stderr = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+    let status = child.wait().unwrap();
+    if let Some(f) = feeder {
+        f.join().unwrap();
+    }
+    let out = match dst {
+        Dst::Pipe => reader.unwrap().join().unwrap(),
+        Dst::File => std::fs::read(&out_path).unwrap(),
+        Dst::Socket => socket_reader.unwrap().join().unwrap(),
+    };
+    let status = match status.code() {
+        Some(code) => format!("exit {code}"),
+        None => format!("{status:?}"),
+    };
+    let trace = std::fs::read_to_string(&log).unwrap_or_default();
+    Run { trace, out, outcome: Outcome { stdout: Vec::new(), stderr, status } }
+}
+
+fn source_bytes(src: Src) -> &'static [u8] {
+    if src == Src::Small { &small_file().1 } else { &big_data().1 }
+}
+
+/// Calls of `call` in a trace (strace -f prefixes each line with the pid).
+fn calls(trace: &str, call: &str) -> usize {
+    let needle = format!(" {call}(");
+    trace.lines().filter(|l| l.contains(&needle) || l.starts_with(&format!("{call}("))).count()
+}
+
+fn injected(trace: &str) -> bool {
+    trace.contains("(INJECTED)")
+}
+
+/// The zero-copy call `cat` uses for each pair of file types (see src/cat/copy.rs): a regular
+/// file into a regular file on ext4/tmpfs goes through a relay pipe (splice), elsewhere by
+/// copy_file_range.
+fn cat_cases() -> Vec<(Src, Dst, &'static str)> {
+    use std::os::fd::AsRawFd;
+    let probe = std::fs::File::create(big_data().0.with_extension("probe")).unwrap();
+    let relay = rapidutils::platform::copy_is_plain_splice(probe.as_raw_fd());
+    vec![
+        (Src::File, Dst::Pipe, "splice"),
+        (Src::File, Dst::File, if relay { "splice" } else { "copy_file_range" }),
+        (Src::File, Dst::Socket, "sendfile"),
+        (Src::Small, Dst::File, "copy_file_range"),
+        (Src::Pipe, Dst::Pipe, "splice"),
+        (Src::Pipe, Dst::File, "splice"),
+    ]
+}
+
+fn trace_opt(calls: &str) -> String {
+    format!("trace={calls}")
+}
+
+#[test]
+fn cat_unsupported_errors_at_first_and_later_calls_lose_nothing() {
+    for (src, dst, call) in cat_cases() {
+        let data = source_bytes(src);
+        let base = traced(&ours("cat"), &[], src, &[], dst, &["-e".into(), trace_opt(call)]);
+        assert!(base.out == data && base.outcome.stderr.is_empty(), "{src:?} -> {dst:?}: plain run");
+        let n = calls(&base.trace, call);
+        if !ZERO_COPY {
+            assert_eq!(n, 0, "portable build made {call} calls");
+        } else {
+            assert!(n >= 2, "{src:?} -> {dst:?}: {n} {call} calls\n{}", base.trace);
+        }
+        // The first call, and a later one after data moved.
+        let later = n.clamp(2, 3);
+        for errno in UNSUPPORTED {
+            for when in [1, later] {
+                let inject = format!("inject={call}:error={errno}:when={when}");
+                let run = traced(
+                    &ours("cat"),
+                    &[],
+                    src,
+                    &[],
+                    dst,
+                    &["-e".into(), trace_opt(call), "-e".into(), inject.clone()],
+                );
+                assert_eq!(ZERO_COPY, injected(&run.trace), "{inject} {src:?} -> {dst:?}: injected?");
+                assert!(run.outcome.stderr.is_empty(), "{inject} {src:?} -> {dst:?}: {}", run.outcome.stderr_text());
+                assert_eq!(run.outcome.status, "exit 0", "{inject} {src:?} -> {dst:?}");
+                assert!(
+                    run.out.len() == data.len(),
+                    "{inject} {src:?} -> {dst:?}: {} of {} bytes",
+                    run.out.len(),
+                    data.len()
+                );
+                assert!(run.out == data, "{inject} {src:?} -> {dst:?}: bytes differ");
+            }
+        }
+    }
+}
+
+/// GNU 9.12 run straight from its loader (no shell in between), so strace's call counts are
+/// its own: (loader, arguments before the tool's own).
+fn gnu_direct(tool: &str) -> (PathBuf, Vec<String>) {
+    let root = Path::new(ORACLE_BIN).parent().unwrap().join("usr");
+    let lib = root.join("lib/x86_64-linux-gnu");
+    let loader = lib.join("ld-linux-x86-64.so.2");
+    assert!(loader.exists(), "GNU oracle loader missing: {}", loader.display());
+    let bin = root.join("bin").join(tool);
+    let args = ["--library-path", lib.to_str().unwrap(), "--argv0", tool, bin.to_str().unwrap()];
+    (loader, args.iter().map(|s| s.to_string()).collect())
+}
+
+/// Real errors (EIO from the input, ENOSPC from the output) at a later call: GNU 9.12's
+/// message and exit status; a read error goes on with the next operand (here a marker file),
+/// a write error ends the run; the output up to the error is a prefix of the input.
+///
+/// GNU splices through its own pipe (input side = odd calls, output side = even calls, and it
+/// uses copy_file_range between regular files); rapidutils splices straight into the output
+/// where it can. So GNU's EIO is injected at its third call (input side) and its ENOSPC at its
+/// fourth (output side); ours at the call that moves data after the first.
+#[test]
+fn cat_real_errors_at_a_later_call_match_gnu() {
+    let marker = marker_file();
+    let (loader, gnu_args) = gnu_direct("cat");
+    // (source, output, our call, our later call, GNU's call for EIO, for ENOSPC)
+    let cases = [
+        (Src::File, Dst::Pipe, "splice", 3, ("splice", 3), Some(("splice", 4))),
+        (Src::Pipe, Dst::Pipe, "splice", 3, ("splice", 3), Some(("splice", 4))),
+        (Src::Pipe, Dst::File, "splice", 3, ("splice", 3), Some(("splice", 4))),
+        (Src::File, Dst::Socket, "sendfile", 2, ("splice", 3), Some(("splice", 4))),
+        // GNU: copy_file_range, every error against the input (ENOSPC too: see the README).
+        (Src::File, Dst::File, "", 3, ("copy_file_range", 1), None),
+    ];
+    for (src, dst, call, when, gnu_eio, gnu_enospc) in cases {
+        // Regular file to regular file: by copy_file_range like GNU (the same messages), or
+        // through the relay pipe on ext4/tmpfs (input side = odd calls, output side = even).
+        let (call, gnu_enospc) = match call {
+            "" if cat_cases()[1].2 == "copy_file_range" => ("copy_file_range", Some(gnu_eio)),
+            "" => ("splice", None),
+            call => (call, gnu_enospc),
+        };
+        let data = source_bytes(src);
+        for errno in ["EIO", "ENOSPC"] {
+            let gnu_call = if errno == "EIO" { Some(gnu_eio) } else { gnu_enospc };
+            let relay = call == "splice" && src == Src::File && dst == Dst::File;
+            let when = if relay && errno == "ENOSPC" { 4 } else { when };
+            let mut opts = vec![
+                "-e".to_string(),
+                trace_opt(call),
+                "-e".into(),
+                format!("inject={call}:error={errno}:when={when}"),
+            ];
+            if errno == "ENOSPC" && relay && ZERO_COPY {
+                // The relay hands what it holds to write(), which meets the full disk again.
+                opts[1] = trace_opt("splice,write");
+                opts.extend(["-e".to_string(), "inject=write:error=ENOSPC:when=1".to_string()]);
+            }
+            let label = format!("{errno} at {call} call {when}, {src:?} -> {dst:?}");
+            let run = traced(&ours("cat"), &[], src, std::slice::from_ref(&marker), dst, &opts);
+            if !ZERO_COPY {
+                assert_eq!(calls(&run.trace, call), 0, "{label}: portable build made the call");
+                assert!(run.outcome.stderr.is_empty() && run.out == [data, b"MARKER\n"].concat(), "{label}");
+                continue;
+            }
+            assert!(injected(&run.trace), "{label}: not injected");
+            let body = run.out.strip_suffix(b"MARKER\n").unwrap_or(&run.out);
+            assert!(body.len() <= data.len() && body == &data[..body.len()], "{label}: not a prefix of the input");
+            let name = if src == Src::Pipe { "-".to_string() } else { big_data().0.display().to_string() };
+            if errno == "EIO" || call == "copy_file_range" {
+                let text = if errno == "EIO" { "Input/output error" } else { "No space left on device" };
+                assert_eq!(run.outcome.stderr_text(), format!("cat: {name}: {text}\n"), "{label}");
+                assert!(run.out.ends_with(b"MARKER\n") && run.out.len() <= data.len() + 7, "{label}: next operand");
+            } else {
+                assert_eq!(run.outcome.stderr_text(), "cat: write error: No space left on device\n", "{label}");
+                assert!(!run.out.ends_with(b"MARKER\n"), "{label}: output after the error");
+            }
+            assert_eq!(run.outcome.status, "exit 1", "{label}");
+            // The same fault in GNU 9.12's own call: the same message and status.
+            if let Some((gcall, gwhen)) = gnu_call {
+                let gnu_opts = vec![
+                    "-e".to_string(),
+                    trace_opt(gcall),
+                    "-e".into(),
+                    format!("inject={gcall}:error={errno}:when={gwhen}"),
+                ];
+                let mut args: Vec<&str> = gnu_args.iter().map(String::as_str).collect();
+                args.push("--");
+                let gnu = traced(&loader, &args, src, std::slice::from_ref(&marker), dst, &gnu_opts);
+                assert!(injected(&gnu.trace), "{label}: GNU not injected");
+                let gnu_err = gnu.outcome.stderr_text();
+                assert_eq!(
+                    (run.outcome.stderr_text(), &run.outcome.status),
+                    (gnu_err, &gnu.outcome.status),
+                    "{label} vs GNU"
+                );
+            }
+        }
+    }
+}
+
+/// The index (1-based, among all `read` calls of the trace) of the `nth` read of `fd`.
+fn nth_read_of(trace: &str, fd: u32, nth: usize) -> usize {
+    let reads: Vec<&str> = trace.lines().filter(|l| l.contains(" read(") || l.starts_with("read(")).collect();
+    let of_fd = format!("read({fd},");
+    let mut seen = 0;
+    for (i, line) in reads.iter().enumerate() {
+        if line.contains(&of_fd) {
+            seen += 1;
+            if seen == nth {
+                return i + 1;
+            }
+        }
+    }
+    panic!("fewer than {nth} reads of fd {fd}:\n{trace}");
+}
+
+/// `wc -c` of a pipe drains it with splice: "not supported" at the first or a later call, the
+/// rest is read and the count is exact; EIO at a later call is reported like GNU's read error
+/// (the count so far, then the message, status 1). The portable build reads, so there the
+/// read is made to fail instead, and the splice never happens.
+#[test]
+fn wc_byte_count_of_a_pipe_under_injected_faults() {
+    let data = &big_data().1;
+    let expected = format!("{}\n", data.len());
+    let base = traced(&ours("wc"), &["-c"], Src::Stdin, &[], Dst::Pipe, &["-e".into(), trace_opt("splice")]);
+    assert_eq!(String::from_utf8_lossy(&base.out), expected);
+    let n = calls(&base.trace, "splice");
+    assert!(if ZERO_COPY { n >= 3 } else { n == 0 }, "{n} splice calls");
+    for errno in UNSUPPORTED {
+        for when in [1, 3] {
+            let inject = format!("inject=splice:error={errno}:when={when}");
+            let run = traced(
+                &ours("wc"),
+                &["-c"],
+                Src::Stdin,
+                &[],
+                Dst::Pipe,
+                &["-e".into(), trace_opt("splice"), "-e".into(), inject.clone()],
+            );
+            assert_eq!(ZERO_COPY, injected(&run.trace), "{inject}");
+            assert_eq!(
+                (String::from_utf8_lossy(&run.out).into_owned(), run.outcome.stderr_text()),
+                (expected.clone(), String::new()),
+                "{inject}"
+            );
+        }
+    }
+    // EIO at the third transfer from the pipe: ours (splice, or read when portable) and GNU's read.
+    let (loader, gnu_args) = gnu_direct("wc");
+    let mut args: Vec<&str> = gnu_args.iter().map(String::as_str).collect();
+    args.push("-c");
+    let gnu_base = traced(&loader, &args, Src::Stdin, &[], Dst::Pipe, &["-e".into(), trace_opt("read")]);
+    let gnu_when = nth_read_of(&gnu_base.trace, 0, 3);
+    let gnu = traced(
+        &loader,
+        &args,
+        Src::Stdin,
+        &[],
+        Dst::Pipe,
+        &["-e".into(), trace_opt("read"), "-e".into(), format!("inject=read:error=EIO:when={gnu_when}")],
+    );
+    let (call, when) = if ZERO_COPY {
+        ("splice", 3)
+    } else {
+        (
+            "read",
+            nth_read_of(
+                &traced(&ours("wc"), &["-c"], Src::Stdin, &[], Dst::Pipe, &["-e".into(), trace_opt("read")]).trace,
+                0,
+                3,
+            ),
+        )
+    };
+    let run = traced(
+        &ours("wc"),
+        &["-c"],
+        Src::Stdin,
+        &[],
+        Dst::Pipe,
+        &["-e".into(), trace_opt(call), "-e".into(), format!("inject={call}:error=EIO:when={when}")],
+    );
+    assert!(injected(&run.trace) && injected(&gnu.trace));
+    assert_eq!(run.outcome.stderr_text(), "wc: 'standard input': Input/output error\n");
+    assert_eq!((run.outcome.stderr_text(), &run.outcome.status), (gnu.outcome.stderr_text(), &gnu.outcome.status));
+    let count: u64 = String::from_utf8_lossy(&run.out).trim().parse().unwrap();
+    assert!(count < data.len() as u64, "count {count} after an error");
+}
+
+/// What each tool must print for the big input (GNU 9.12's own output).
+fn gnu_output(tool: &str, args: &[&str]) -> Vec<u8> {
+    let mut cmd = Command::new(oracle(tool));
+    cmd.args(args).arg(&big_data().0).env("LC_ALL", "C");
+    let out = run_piped(cmd, None);
+    assert_eq!(out.status, "exit 0");
+    out.stdout
+}
+
+/// (tool, args, source, output, calls that write the output, expected output)
+type EintrCase = (&'static str, Vec<&'static str>, Src, Dst, &'static [&'static str], Vec<u8>);
+
+/// EINTR on every other call of each kind that moves data (from the third on: the dynamic
+/// loader makes the first two reads), and EAGAIN on every other call that writes the output:
+/// the output is exactly the same and nothing is reported. (EAGAIN on a read is a real error
+/// that GNU reports too, so it is not injected into reads.)
+#[test]
+fn eintr_and_eagain_on_every_data_call_lose_nothing() {
+    let numbered = gnu_output("cat", &["-n"]);
+    let mut gnu_wc = Command::new(oracle("wc"));
+    gnu_wc.env("LC_ALL", "C");
+    let counts = run_piped(gnu_wc, Some(&big_data().1)).stdout;
+    let all = "read,write,splice,copy_file_range,sendfile";
+    let cases: Vec<EintrCase> = vec![
+        ("cat", vec![], Src::File, Dst::Pipe, &["write", "splice"], big_data().1.clone()),
+        ("cat", vec![], Src::File, Dst::File, &["write", "splice", "copy_file_range"], big_data().1.clone()),
+        ("cat", vec![], Src::Small, Dst::File, &["write", "copy_file_range"], small_file().1.clone()),
+        ("cat", vec![], Src::File, Dst::Socket, &["write", "sendfile"], big_data().1.clone()),
+        ("cat", vec![], Src::Pipe, Dst::Pipe, &["write", "splice"], big_data().1.clone()),
+        ("cat", vec!["-n"], Src::File, Dst::Pipe, &["write"], numbered),
+        ("wc", vec!["-c"], Src::Stdin, Dst::Pipe, &["write"], format!("{}\n", big_data().1.len()).into_bytes()),
+        ("wc", vec![], Src::Stdin, Dst::Pipe, &["write"], counts),
+    ];
+    for (tool, args, src, dst, writers, expected) in cases {
+        for call in all.split(',') {
+            let mut faults = vec![("EINTR", "3+2")];
+            if writers.contains(&call) {
+                faults.push(("EAGAIN", "2+2"));
+            }
+            for (errno, when) in faults {
+                let inject = format!("inject={call}:error={errno}:when={when}");
+                let run = traced(
+                    &ours(tool),
+                    &args,
+                    src,
+                    &[],
+                    dst,
+                    &["-e".into(), trace_opt(all), "-e".into(), inject.clone()],
+                );
+                let label = format!("{tool} {args:?} {src:?} -> {dst:?} {inject}");
+                assert!(run.outcome.stderr.is_empty(), "{label}: {}", run.outcome.stderr_text());
+                assert_eq!(run.outcome.status, "exit 0", "{label}");
+                assert!(run.out == expected, "{label}: output differs ({} of {} bytes)", run.out.len(), expected.len());
+            }
+        }
+    }
+}
+
+/// Stop and continue signals (and signals ignored by default) sent over and over while the
+/// tools move 50 MB into a slow reader: no byte lost or repeated, nothing reported.
+#[test]
+fn signals_during_long_transfers_lose_nothing() {
+    let numbered = gnu_output("cat", &["-n"]);
+    let cases: Vec<(&str, Vec<&str>, Vec<u8>)> = vec![
+        ("cat", vec![], big_data().1.clone()),
+        ("cat", vec!["-n"], numbered),
+        ("yes", vec!["0123456789"], repeated(b"0123456789\n", 50_000_000)),
+    ];
+    for (tool, args, expected) in cases {
+        let mut cmd = Command::new(ours(tool));
+        cmd.args(&args);
+        if tool == "cat" {
+            cmd.arg(&big_data().0);
+        }
+        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let signaller = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut sent = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    for sig in [libc::SIGSTOP, libc::SIGCONT, libc::SIGWINCH, libc::SIGCHLD, libc::SIGURG] {
+                        // SAFETY: kill() with a pid of our own child and a valid signal number.
+                        unsafe { libc::kill(pid, sig) };
+                    }
+                    sent += 1;
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                }
+                sent
+            })
+        };
+        let mut stdout = child.stdout.take().unwrap();
+        let mut out = vec![0u8; expected.len()];
+        let mut got = 0;
+        while got < out.len() {
+            let n = stdout.read(&mut out[got..(got + (64 << 10)).min(expected.len())]).unwrap();
+            if n == 0 {
+                break;
+            }
+            got += n;
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let rounds = signaller.join().unwrap();
+        let _ = Command::new("kill").args(["-CONT", &child.id().to_string()]).status();
+        drop(stdout);
+        let status = child.wait().unwrap();
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(rounds >= 50, "{tool}: only {rounds} rounds of signals");
+        assert!(stderr.is_empty(), "{tool}: {stderr}");
+        assert_eq!(got, expected.len(), "{tool}: short output ({status:?})");
+        assert!(out == expected, "{tool} {args:?}: output differs");
+    }
+}
+
+/// Reads `len` bytes slowly from a non-blocking pipe that `cmd` writes; returns the bytes and
+/// the CPU time the process used against the wall time (both in clock ticks).
+fn slow_read_nonblocking(mut cmd: Command, len: usize, piece: usize) -> (Vec<u8>, u64, u64, String) {
+    use std::os::fd::AsRawFd;
+    let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
+    rapidutils::platform::set_nonblocking(write_end.as_raw_fd(), true).unwrap();
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::from(write_end)).stderr(Stdio::piped()).spawn().unwrap();
+    drop(cmd);
+    let mut reader = std::fs::File::from(read_end);
+    let start = std::time::Instant::now();
+    let mut data = vec![0u8; len];
+    let mut got = 0;
+    while got < len {
+        let n = reader.read(&mut data[got..(got + piece).min(len)]).unwrap();
+        assert!(n > 0, "early end after {got} bytes");
+        got += n;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let cpu_ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    let wall_ticks = (start.elapsed().as_secs_f64() * 100.0) as u64;
+    drop(reader);
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (data, cpu_ticks, wall_ticks, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A non-blocking stdout (a pipe with O_NONBLOCK, shared with a parent that set it): GNU 9.12
+/// reports `write error: Resource temporarily unavailable` and exits 1; rapidutils waits
+/// with poll and delivers everything, without spinning (see the README).
+#[test]
+fn non_blocking_stdout_is_waited_on_by_cat_and_wc() {
+    let len = 8 << 20;
+    let numbered = gnu_output("cat", &["-n"]);
+    for (tool, args, expected) in [("cat", vec![], &big_data().1[..len]), ("cat", vec!["-n"], &numbered[..len])] {
+        let mut cmd = Command::new(ours(tool));
+        cmd.args(&args).arg(&big_data().0);
+        let (data, cpu, wall, stderr) = slow_read_nonblocking(cmd, len, 256 << 10);
+        assert!(stderr.is_empty(), "{tool} {args:?}: {stderr}");
+        assert!(data == expected, "{tool} {args:?}: bytes differ");
+        assert!(cpu * 2 < wall.max(20), "{tool} {args:?} spun: {cpu} CPU ticks in {wall} wall ticks");
+    }
+    // wc: many output lines (one per name from --files0-from).
+    let dir = TempDir::new("wc-nonblock");
+    std::fs::write(dir.0.join("f"), b"a b\n").unwrap();
+    let list = b"f\0".repeat(300_000);
+    std::fs::write(dir.0.join("list"), &list).unwrap();
+    let mut cmd = Command::new(ours("wc"));
+    cmd.arg("--files0-from=list").current_dir(&dir.0);
+    let line = format!("{:>7} {:>7} {:>7} f\n", 1, 2, 4);
+    // Each line costs wc an open, a read and a close: read little, slowly, so that waiting,
+    // not that work, is what the time is spent on.
+    let (data, cpu, wall, stderr) = slow_read_nonblocking(cmd, 512 << 10, 16 << 10);
+    assert!(stderr.is_empty(), "wc: {stderr}");
+    assert!(data == repeated(line.as_bytes(), 512 << 10), "wc: bytes differ");
+    assert!(cpu * 2 < wall.max(20), "wc spun: {cpu} CPU ticks in {wall} wall ticks");
+    // GNU gives up at the first full pipe.
+    let mut gnu = Command::new(oracle("cat"));
+    gnu.arg(&big_data().0).env("LC_ALL", "C");
+    let (_, _, _, stderr) = slow_read_nonblocking_until_exit(gnu);
+    assert_eq!(stderr, "cat: write error: Resource temporarily unavailable\n");
+}
+
+/// Like slow_read_nonblocking, but reads until the writer exits; returns its stderr.
+fn slow_read_nonblocking_until_exit(mut cmd: Command) -> (Vec<u8>, u64, u64, String) {
+    use std::os::fd::AsRawFd;
+    let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
+    rapidutils::platform::set_nonblocking(write_end.as_raw_fd(), true).unwrap();
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::from(write_end)).stderr(Stdio::piped()).spawn().unwrap();
+    drop(cmd);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut reader = std::fs::File::from(read_end);
+    let mut data = Vec::new();
+    reader.read_to_end(&mut data).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (data, 0, 0, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Write errors end the run at once with GNU's message and status: output that can never be
+/// written must not keep the tools busy.
+#[test]
+fn write_errors_end_promptly_with_gnus_message() {
+    let dir = TempDir::new("prompt");
+    std::fs::write(dir.0.join("y"), b"one line\n").unwrap();
+    for script in [
+        "$T /dev/zero > /dev/full; echo rc=$?",
+        "$T -n /dev/zero > /dev/full; echo rc=$?",
+        "$T -v /dev/zero > /dev/full; echo rc=$?",
+        "$T < /dev/zero > /dev/full; echo rc=$?",
+    ] {
+        timed_pair("cat", script, &dir);
+    }
+    for script in ["$T > /dev/full; echo rc=$?", "$T abc def > /dev/full; echo rc=$?"] {
+        timed_pair("yes", script, &dir);
+    }
+    // Names `y` (a file that exists) streamed from an endless pipe.
+    timed_pair("wc", "yes | tr '\\n' '\\0' | $T --files0-from=- > /dev/full; echo rc=$?", &dir);
+    timed_pair("wc", "yes | tr '\\n' '\\0' | $T -l --files0-from=- > /dev/full; echo rc=$?", &dir);
+}
+
+fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
+    let script = format!("timeout 10 bash -c '{}'", script.replace('\'', "'\\''"));
+    let start = std::time::Instant::now();
+    let (mine, gnu) = script_pair(tool, &script, &dir.0);
+    let mine_time = start.elapsed();
+    assert_eq!(
+        (mine.status.as_str(), mine.stderr_text(), String::from_utf8_lossy(&mine.stdout)),
+        (gnu.status.as_str(), gnu.stderr_text(), String::from_utf8_lossy(&gnu.stdout)),
+        "{script}"
+    );
+    assert!(
+        String::from_utf8_lossy(&mine.stdout).ends_with("rc=1\n"),
+        "{script}: {}",
+        String::from_utf8_lossy(&mine.stdout)
+    );
+    // Both runs together (ours and GNU's), with a generous margin for a loaded machine.
+    assert!(mine_time < std::time::Duration::from_secs(3), "{script}: took {mine_time:?}");
+}

@@ -843,6 +843,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "tens of thousands of counts: hours under Miri")]
     fn every_kernel_counts_like_a_plain_count_for_every_length_and_alignment() {
         let data: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         for kernel in kernels() {
@@ -895,6 +896,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
 
+        #[cfg_attr(miri, ignore = "proptest cases: hours under Miri")]
         /// Every kernel's masks (AVX2 and AVX-512 where the CPU has them) against the baseline
         /// ones (SSE2 or SWAR, which the tests above check against plain definitions), at every
         /// block alignment; `controls` too.

@@ -1,13 +1,17 @@
 //! The counting kernels of `wc`, fed chunk by chunk with their state carried across reads.
 //!
-//! * Lines only (with or without bytes): line ends from 64-byte block masks, `popcount`.
-//! * Everything else: GNU's loop, byte by byte in a single-byte locale and character by
-//!   character in a multibyte one (ASCII by table, the rest through the C library's `mbrtowc`,
-//!   `iswspace`, `iswprint` and `wcwidth`, so the answers are the C library's, as GNU's are).
-//!   Without -L, 64-byte blocks of ASCII (all blocks in the C locale) take a fast path: a mask
-//!   of white space, word ends as bit transitions carried across blocks, `popcount`.
+//! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
+//! * Everything else: 64-byte windows from the block masks of the best instruction set
+//!   ([`BlockMasks`], run through `platform::simd::with_best_masks` so the whole loop is
+//!   compiled for it): ASCII windows by masks alone ([`Counter::block`]), -m alone on valid
+//!   UTF-8 by masks alone ([`Counter::valid_utf8_block`]), the rest visiting only the bytes that
+//!   matter ([`Counter::line_block`]). GNU's loop (byte by byte in a single-byte locale,
+//!   character by character in a multibyte one) takes window tails, characters cut by a chunk
+//!   end, and locales whose ASCII classes are not the usual ones or whose encoding is not UTF-8
+//!   (`mbrtowc`). Non-ASCII classes come from the C library (`iswspace`, `iswprint`, `wcwidth`),
+//!   cached per 256-character page, so the answers are the C library's, as GNU's are.
 //!
-//! Words are counted where they end, as GNU counts them, so the block and byte paths agree.
+//! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 
 use crate::platform::simd::{BlockMasks, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};

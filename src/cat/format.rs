@@ -446,6 +446,16 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
     let mut done = 0;
     for base in (0..full).step_by(64) {
         let mut mask = m.control_or_high(input[base..base + 64].try_into().unwrap());
+        if mask.count_ones() > 16 {
+            // Mostly bytes that need notation (binary data): byte by byte through the table,
+            // which maps printable bytes to themselves, is cheaper than a run copy per byte.
+            out.put_run(input, done, base - done);
+            for &b in &input[base..base + 64] {
+                out.put_shown(table[b as usize]);
+            }
+            done = base + 64;
+            continue;
+        }
         while mask != 0 {
             let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;

@@ -3,6 +3,7 @@
 //! Arguments are declared in the order of GNU's `long_options` table (it decides the order of
 //! "possibilities" in an ambiguous-option message); `display_order` gives the help's order.
 
+use crate::common::help::{help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, help: &'static str) -> Arg {
@@ -40,20 +41,8 @@ pub fn command() -> Command {
         .arg(flag("e", 'e', None, 3, "equivalent to -vE"))
         .arg(flag("t", 't', None, 7, "equivalent to -vT"))
         .arg(flag("u", 'u', None, 9, "(ignored)"))
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .display_order(11)
-                .help("display this help and exit"),
-        )
-        .arg(
-            Arg::new("version")
-                .long("version")
-                .action(ArgAction::SetTrue)
-                .display_order(12)
-                .help("output version information and exit"),
-        )
+        .arg(help_arg().display_order(11))
+        .arg(version_arg().display_order(12))
         .arg(
             Arg::new("FILE")
                 .action(ArgAction::Append)

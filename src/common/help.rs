@@ -8,8 +8,18 @@
 use super::diag;
 use super::sink;
 use crate::platform;
-use clap::Command;
+use clap::{Arg, ArgAction, Command};
 use std::os::unix::ffi::OsStrExt;
+
+/// GNU's `--help` option, as every tool declares it (the tool sets its `display_order`).
+pub fn help_arg() -> Arg {
+    Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit")
+}
+
+/// GNU's `--version` option, as every tool declares it (the tool sets its `display_order`).
+pub fn version_arg() -> Arg {
+    Arg::new("version").long("version").action(ArgAction::SetTrue).help("output version information and exit")
+}
 
 const HELP_LINE: &str = "      --help\n         display this help and exit\n";
 const VERSION_LINE: &str = "      --version\n         output version information and exit\n";

@@ -3,6 +3,7 @@
 //! Arguments are declared in the order of GNU's `longopts` table (it decides the order of
 //! "possibilities" in an ambiguous-option message); `display_order` gives the help's order.
 
+use crate::common::help::{help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 /// The values `--total` takes, in GNU's argmatch order (its "Valid arguments" list). Not a
@@ -61,20 +62,8 @@ pub fn command() -> Command {
                 .display_order(9)
                 .help("when to print a line with total counts;\nWHEN can be: auto, always, only, never"),
         )
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .display_order(10)
-                .help("display this help and exit"),
-        )
-        .arg(
-            Arg::new("version")
-                .long("version")
-                .action(ArgAction::SetTrue)
-                .display_order(11)
-                .help("output version information and exit"),
-        )
+        .arg(help_arg().display_order(10))
+        .arg(version_arg().display_order(11))
         .arg(
             Arg::new("FILE")
                 .action(ArgAction::Append)

@@ -1,5 +1,6 @@
 //! The `yes` command line: the one definition its parser, help, man page and completions use.
 
+use crate::common::help::{help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 pub fn command() -> Command {
@@ -10,8 +11,8 @@ pub fn command() -> Command {
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit"))
-        .arg(Arg::new("version").long("version").action(ArgAction::SetTrue).help("output version information and exit"))
+        .arg(help_arg())
+        .arg(version_arg())
         .arg(
             Arg::new("STRING")
                 .action(ArgAction::Append)

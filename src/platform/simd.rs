@@ -104,6 +104,21 @@ pub fn ascii_blocks(buf: &[u8]) -> usize {
     imp::ascii_blocks(buf)
 }
 
+impl Utf8Ranges {
+    /// The lead bytes of two-, three- and four-byte characters (C2..=DF, E0..=EF, F0..=F4).
+    #[inline(always)]
+    pub fn leads(&self) -> [u64; 3] {
+        [self.ge_c2 & !self.ge_e0, self.ge_e0 & !self.ge_f0, self.ge_f0 & !self.ge_f5]
+    }
+
+    /// The leads whose characters would reach past the block's end.
+    #[inline(always)]
+    pub fn crossing_leads(&self) -> u64 {
+        let [lead2, lead3, lead4] = self.leads();
+        (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61)
+    }
+}
+
 /// [`Utf8Ranges`] of a block.
 #[inline]
 pub fn utf8_ranges64(block: &[u8; 64]) -> Utf8Ranges {

@@ -419,14 +419,13 @@ impl<'a> Counter<'a> {
         if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
             return 0;
         }
-        let (lead2, lead3, lead4) = (r.ge_c2 & !r.ge_e0, r.ge_e0 & !r.ge_f0, r.ge_f0);
-        let crossing = (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61);
+        let crossing = r.crossing_leads();
         let end = if crossing == 0 { 64 } else { crossing.trailing_zeros() as usize };
         if end == 0 {
             return 0;
         }
         let valid = u64::MAX >> (64 - end);
-        let (lead2, lead3, lead4) = (lead2 & valid, lead3 & valid, lead4 & valid);
+        let [lead2, lead3, lead4] = r.leads().map(|lead| lead & valid);
         let expected = ((lead2 | lead3 | lead4) << 1) | ((lead3 | lead4) << 2) | (lead4 << 3);
         if expected != r.cont & valid {
             return 0;
@@ -477,12 +476,11 @@ impl<'a> Counter<'a> {
             (0, 0, controls)
         } else if self.utf8 {
             let r = m.utf8_ranges(block);
-            let (lead2, lead3, lead4) = (r.ge_c2 & !r.ge_e0, r.ge_e0 & !r.ge_f0, r.ge_f0 & !r.ge_f5);
+            let [lead2, lead3, lead4] = r.leads();
             let (c1, c2, c3) = (r.cont >> 1, r.cont >> 2, r.cont >> 3);
             let starts = (lead2 & c1) | (lead3 & c1 & c2) | (lead4 & c1 & c2 & c3);
             // Leads whose characters would reach past the window: decoding decides.
-            let crossing = (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61);
-            (r.high, r.high, controls | starts | crossing)
+            (r.high, r.high, controls | starts | r.crossing_leads())
         } else if self.classes.high_unprintable {
             // A single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX).
             (0, high, controls)
@@ -503,7 +501,7 @@ impl<'a> Counter<'a> {
         let alone = WIDTH && !self.want.words && !(self.multibyte && self.want.chars);
         if alone && lf != 0 && pos + 64 <= longest && controls & !lf == 0 {
             last = 64 - lf.leading_zeros() as usize;
-            events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
+            events &= span(last, 64);
             pos = 0;
         }
         while events != 0 {
@@ -551,7 +549,7 @@ impl<'a> Counter<'a> {
                 pos = 0;
             }
             last = p + n;
-            events &= u64::MAX.checked_shl(last as u32).unwrap_or(0);
+            events &= span(last, 64);
         }
         if end == 0 {
             return 0;

@@ -33,55 +33,119 @@ impl Options {
 /// GNU's line counter: ASCII digits incremented in place, printed right-aligned in six columns
 /// and followed by a TAB; it widens past 999999 and, past 18 digits, shows `>` in front, as
 /// GNU's `next_line_num` does.
+///
+/// The last seven digit cells and the TAB live in one 64-bit word (`low`, little-endian), so
+/// that counting and printing a number of up to seven digits are a few register operations and
+/// one 8-byte store: byte writes followed by an 8-byte load of the same bytes would stall on
+/// every line, as a load that spans several pending stores cannot be forwarded from them.
 pub struct LineCounter {
-    /// 17 digit positions, a TAB, and padding so that eight bytes can always be copied.
-    buf: [u8; 27],
+    /// Cells 0..LOW (the high digits; written only by `carry`), then room so that 16 bytes can
+    /// be copied from any print start; cells LOW.. are stale except inside `carry`/`advance`.
+    head: [u8; 27],
+    /// Cells LOW..LOW + 7 (digits) and the TAB.
+    low: u64,
     print_start: usize,
     digit_start: usize,
 }
 
 const COUNTER_DIGIT_END: usize = 17;
+/// The first cell held in `LineCounter::low`.
+const LOW: usize = COUNTER_DIGIT_END - 6;
+/// Where the last digit sits in `LineCounter::low`.
+const LAST_DIGIT_SHIFT: u32 = 48;
 
 impl Default for LineCounter {
     fn default() -> Self {
-        let mut buf = [b' '; 27];
-        buf[COUNTER_DIGIT_END] = b'0';
-        buf[18] = b'\t';
-        LineCounter { buf, print_start: 12, digit_start: COUNTER_DIGIT_END }
+        let mut head = [b' '; 27];
+        head[COUNTER_DIGIT_END] = b'0';
+        head[COUNTER_DIGIT_END + 1] = b'\t';
+        let low = u64::from_le_bytes(head[LOW..LOW + 8].try_into().unwrap());
+        LineCounter { head, low, print_start: 12, digit_start: COUNTER_DIGIT_END }
     }
 }
 
 impl LineCounter {
-    /// Advances to the next number and returns it as printed (`"     1\t"`).
-    pub fn advance(&mut self) -> &[u8] {
-        let mut pos = COUNTER_DIGIT_END;
-        loop {
-            let digit = self.buf[pos];
-            self.buf[pos] = digit.wrapping_add(1);
-            if digit < b'9' {
-                return &self.buf[self.print_start..19];
-            }
-            self.buf[pos] = b'0';
-            if pos == self.digit_start {
-                break;
-            }
-            pos -= 1;
+    /// Advances to the next number.
+    #[inline(always)]
+    fn step(&mut self) {
+        let next = self.low + (1 << LAST_DIGIT_SHIFT);
+        if (next >> LAST_DIGIT_SHIFT) as u8 <= b'9' {
+            self.low = next;
+            return;
         }
-        if self.digit_start > 0 {
-            self.digit_start -= 1;
-            self.buf[self.digit_start] = b'1';
-        } else {
-            self.buf[0] = b'>';
+        // 9 -> 0 and a carry into a ten's digit below 9: nine times in ten, still in registers.
+        let tens = (next >> (LAST_DIGIT_SHIFT - 8)) as u8;
+        if (b'0'..=b'8').contains(&tens) {
+            self.low = next - (10 << LAST_DIGIT_SHIFT) + (1 << (LAST_DIGIT_SHIFT - 8));
+            return;
         }
-        self.print_start = self.print_start.min(self.digit_start);
-        &self.buf[self.print_start..19]
+        self.carry();
     }
 
-    /// Advances, and appends the number to `out` with one fixed-size copy when it is short.
+    /// The ten's digit is 9 or the number widens: GNU's carry, cell by cell.
+    #[cold]
+    #[inline(never)]
+    fn carry(&mut self) {
+        let mut buf = self.head;
+        buf[LOW..LOW + 8].copy_from_slice(&self.low.to_le_bytes());
+        let mut pos = COUNTER_DIGIT_END;
+        let widened = loop {
+            let digit = buf[pos];
+            buf[pos] = digit.wrapping_add(1);
+            if digit < b'9' {
+                break false;
+            }
+            buf[pos] = b'0';
+            if pos == self.digit_start {
+                break true;
+            }
+            pos -= 1;
+        };
+        if widened {
+            if self.digit_start > 0 {
+                self.digit_start -= 1;
+                buf[self.digit_start] = b'1';
+            } else {
+                buf[0] = b'>';
+            }
+            self.print_start = self.print_start.min(self.digit_start);
+        }
+        self.low = u64::from_le_bytes(buf[LOW..LOW + 8].try_into().unwrap());
+        self.head = buf;
+    }
+
+    /// Advances to the next number and returns it as printed (`"     1\t"`).
+    pub fn advance(&mut self) -> &[u8] {
+        self.step();
+        self.head[LOW..LOW + 8].copy_from_slice(&self.low.to_le_bytes());
+        &self.head[self.print_start..COUNTER_DIGIT_END + 2]
+    }
+
+    /// Advances, and writes the number at `data[at..]` (up to 24 bytes may be written, the
+    /// ones past the number to be overwritten by what follows); returns where it ends.
+    #[inline(always)]
+    fn put_at(&mut self, data: &mut [u8], at: usize) -> usize {
+        self.step();
+        let len = COUNTER_DIGIT_END + 2 - self.print_start;
+        if self.print_start >= LOW && at + 8 <= data.len() {
+            let word = self.low >> (8 * (self.print_start - LOW));
+            data[at..at + 8].copy_from_slice(&word.to_le_bytes());
+        } else if at + 24 <= data.len() {
+            let head = LOW - self.print_start;
+            data[at..at + 16].copy_from_slice(&self.head[self.print_start..self.print_start + 16]);
+            data[at + head..at + head + 8].copy_from_slice(&self.low.to_le_bytes());
+        } else {
+            let mut all = self.head;
+            all[LOW..LOW + 8].copy_from_slice(&self.low.to_le_bytes());
+            data[at..at + len].copy_from_slice(&all[self.print_start..self.print_start + len]);
+        }
+        at + len
+    }
+
+    /// Advances, and appends the number to `out`.
     #[inline(always)]
     fn put_next(&mut self, out: &mut OutBuf) {
-        let len = self.advance().len();
-        out.put_from::<8>(&self.buf, self.print_start, len);
+        out.len = self.put_at(&mut out.data, out.len);
     }
 }
 
@@ -273,6 +337,10 @@ impl Formatter {
             self.feed_nonprinting(m, input, out);
             return;
         }
+        if self.opts == (Options { number: true, ..Options::default() }) {
+            self.feed_numbered(m, input, out);
+            return;
+        }
         if self.pending_cr && !input.is_empty() {
             self.pending_cr = false;
             out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
@@ -305,6 +373,46 @@ impl Formatter {
         if start < input.len() {
             self.content(input, start, input.len(), false, out);
         }
+    }
+
+    /// -n alone: each line (its LF included) is one copy after its number. The output length
+    /// and the line-start state live in locals for the whole chunk.
+    #[inline(always)]
+    fn feed_numbered<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
+        let mut at_start = self.newlines >= 0;
+        let mut len = out.len;
+        let mut start = 0;
+        let full = input.len() / 64 * 64;
+        for base in (0..full).step_by(64) {
+            let mut mask = m.eq(input[base..base + 64].try_into().unwrap(), b'\n');
+            while mask != 0 {
+                let end = base + mask.trailing_zeros() as usize + 1;
+                mask &= mask - 1;
+                if at_start {
+                    len = self.counter.put_at(&mut out.data, len);
+                }
+                len = put_run_at(&mut out.data, len, input, start, end);
+                start = end;
+                at_start = true;
+            }
+        }
+        for end in memchr::memchr_iter(b'\n', &input[full..]).map(|p| full + p + 1) {
+            if at_start {
+                len = self.counter.put_at(&mut out.data, len);
+            }
+            len = put_run_at(&mut out.data, len, input, start, end);
+            start = end;
+            at_start = true;
+        }
+        if start < input.len() {
+            if at_start {
+                len = self.counter.put_at(&mut out.data, len);
+            }
+            len = put_run_at(&mut out.data, len, input, start, input.len());
+            at_start = false;
+        }
+        out.len = len;
+        self.newlines = if at_start { 0 } else { -1 };
     }
 
     /// -v (with any other options): one pass over the chunk in 64-byte blocks. A block's mask
@@ -399,7 +507,7 @@ impl Formatter {
                 }
             }
             if self.opts.number && !self.opts.number_nonblank {
-                out.put(self.counter.advance());
+                self.counter.put_next(out);
             }
         }
         if self.opts.show_ends {
@@ -438,10 +546,36 @@ impl Formatter {
     }
 }
 
+/// Writes `src[start..end]` at `data[at..]` in whole 64-byte blocks where both sides have room
+/// (the bytes past `end` are overwritten by what follows); returns where it ends.
+#[inline(always)]
+fn put_run_at(data: &mut [u8], at: usize, src: &[u8], start: usize, end: usize) -> usize {
+    let len = end - start;
+    if len <= OVERCOPY && start + OVERCOPY <= src.len() && at + OVERCOPY <= data.len() {
+        data[at..at + OVERCOPY].copy_from_slice(&src[start..start + OVERCOPY]);
+        return at + len;
+    }
+    let whole = len.div_ceil(OVERCOPY) * OVERCOPY;
+    if start + whole <= src.len() && at + whole <= data.len() {
+        for (to, from) in
+            data[at..at + whole].chunks_exact_mut(OVERCOPY).zip(src[start..start + whole].chunks_exact(OVERCOPY))
+        {
+            to.copy_from_slice(from);
+        }
+    } else {
+        data[at..at + len].copy_from_slice(&src[start..end]);
+    }
+    at + len
+}
+
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
 /// notation splits it into runs copied as they are and single bytes from the table.
 #[inline(always)]
 fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+    // The output length is a local for the whole chunk (stores into `out.data` could otherwise
+    // alias `out.len`, which would be reloaded after every one).
+    let data = &mut out.data[..];
+    let mut len = out.len;
     let full = input.len() / 64 * 64;
     let mut done = 0;
     for base in (0..full).step_by(64) {
@@ -449,9 +583,9 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
         if mask.count_ones() > 16 {
             // Mostly bytes that need notation (binary data): byte by byte through the table,
             // which maps printable bytes to themselves, is cheaper than a run copy per byte.
-            out.put_run(input, done, base - done);
+            len = put_run_at(data, len, input, done, base);
             for &b in &input[base..base + 64] {
-                out.put_shown(table[b as usize]);
+                len = put_shown_at(data, len, table[b as usize]);
             }
             done = base + 64;
             continue;
@@ -459,15 +593,23 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
         while mask != 0 {
             let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            out.put_run(input, done, at - done);
-            out.put_shown(table[input[at] as usize]);
+            len = put_run_at(data, len, input, done, at);
+            len = put_shown_at(data, len, table[input[at] as usize]);
             done = at + 1;
         }
     }
-    out.put(&input[done..full]);
+    len = put_run_at(data, len, input, done, full);
     for &b in &input[full..] {
-        out.put_shown(table[b as usize]);
+        len = put_shown_at(data, len, table[b as usize]);
     }
+    out.len = len;
+}
+
+/// Writes a byte's -v notation at `data[at..]` (four bytes written, `len` of them kept).
+#[inline(always)]
+fn put_shown_at(data: &mut [u8], at: usize, shown: Shown) -> usize {
+    data[at..at + 4].copy_from_slice(&shown.bytes);
+    at + shown.len as usize
 }
 
 #[cfg(test)]
@@ -627,6 +769,39 @@ mod tests {
                 assert_eq!(run(opts, &[a, b]), whole, "{opts:?} cut {cut}");
             }
         }
+    }
+
+    /// The counter as it stands after printing `n` (1 <= n < 10^18).
+    fn counter_after(n: u64) -> LineCounter {
+        let digits = n.to_string();
+        let mut c = LineCounter::default();
+        let first = COUNTER_DIGIT_END + 1 - digits.len();
+        c.head[first..=COUNTER_DIGIT_END].copy_from_slice(digits.as_bytes());
+        c.digit_start = first;
+        c.print_start = first.min(12);
+        c.low = u64::from_le_bytes(c.head[LOW..LOW + 8].try_into().unwrap());
+        c
+    }
+
+    #[test]
+    fn counter_writes_every_width_at_every_room() {
+        let starts =
+            [1, 7, 8, 9, 18, 98, 99, 989, 999, 99_998, 999_990, 9_999_990, 99_999_990, 999_999_999_999_999_980];
+        for start in starts {
+            for room in [0usize, 1, 7, 16, 23, 24, 100] {
+                let mut c = counter_after(start);
+                for k in 1..=12 {
+                    let want = format!("{:>6}\t", start + k);
+                    let mut data = vec![b'#'; 40 + want.len() + room];
+                    let at = 40;
+                    let end = c.put_at(&mut data, at);
+                    assert_eq!(&data[at..end], want.as_bytes(), "after {start}+{k}, room {room}");
+                    assert!(data[..at].iter().all(|&b| b == b'#'), "wrote before the number");
+                }
+            }
+        }
+        let mut c = counter_after(999_999_999_999_999_999);
+        assert_eq!(c.advance(), b">00000000000000000\t");
     }
 
     #[test]

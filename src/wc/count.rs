@@ -182,6 +182,9 @@ impl<'a> Counter<'a> {
         if block_path && self.utf8 && !self.want.words && self.pending_len == 0 {
             i = self.chars_run(m, buf, i);
         }
+        if width_path && self.width_alone() && self.pending_len == 0 {
+            i = self.width_run(m, buf, i);
+        }
         while i + 64 <= buf.len() && (width_path || block_path) && self.pending_len == 0 {
             let used = if width_path {
                 self.line_block::<M, true>(m, buf, i)
@@ -405,6 +408,92 @@ impl<'a> Counter<'a> {
         i
     }
 
+    /// -L without -w, and without -m in a multibyte locale: widths need only be exact where
+    /// they can pass the longest line so far (see `line_block`).
+    fn width_alone(&self) -> bool {
+        self.want.max_line_length && !self.want.words && !(self.multibyte && self.want.chars)
+    }
+
+    /// -L alone (`width_alone`), from `buf[from..]` in 64-byte windows. A line's width grows
+    /// by at most one column per byte except at a TAB (at most eight); so the bytes since the
+    /// last exactly measured point need no measuring as long as that bound cannot pass the
+    /// longest line so far: windows are skipped with two compares, and the line running at the
+    /// last line end of a skipped window starts a new unmeasured stretch. Only when the bound
+    /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
+    /// Returns where exact measuring stopped: the caller measures the rest.
+    #[inline(always)]
+    fn width_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        // `pos` is exact up to `start`; `[start, i)` is unmeasured and holds `tabs` TABs.
+        let mut i = from;
+        let mut start = from;
+        let mut tabs = 0u64;
+        let mut pos = self.line_pos;
+        let mut longest = self.counts.max_line_length;
+        let mut lines = 0u64;
+        while i + 64 <= buf.len() {
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let lf = m.eq(block, b'\n');
+            let tab = m.eq(block, b'\t');
+            let window_tabs = tabs + u64::from(tab.count_ones());
+            if pos + (i + 64 - start) as u64 + 7 * window_tabs <= longest {
+                if lf == 0 {
+                    tabs = window_tabs;
+                } else {
+                    let last = 64 - lf.leading_zeros() as usize;
+                    start = i + last;
+                    pos = 0;
+                    tabs = u64::from((tab & span(last, 64)).count_ones());
+                    lines += u64::from(lf.count_ones());
+                }
+                i += 64;
+                continue;
+            }
+            match self.measure(m, buf, start, i + 64, pos) {
+                Some(at) => {
+                    i = at;
+                    start = at;
+                    tabs = 0;
+                    pos = self.line_pos;
+                    longest = self.counts.max_line_length;
+                }
+                None => {
+                    self.counts.lines += lines;
+                    return start;
+                }
+            }
+        }
+        self.counts.lines += lines;
+        if start == i {
+            self.line_pos = pos;
+            return i;
+        }
+        match self.measure(m, buf, start, i, pos) {
+            Some(at) => at,
+            None => start,
+        }
+    }
+
+    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line
+    /// being `pos` wide at `start`; returns where it stopped, or None (with `line_pos` set
+    /// to `pos`) when a window could not be measured there (the caller measures from
+    /// `start` by other means).
+    #[inline(always)]
+    fn measure<M: BlockMasks>(&mut self, m: M, buf: &[u8], start: usize, to: usize, pos: u64) -> Option<usize> {
+        self.line_pos = pos;
+        let mut at = start;
+        while at < to {
+            if at + 64 > buf.len() {
+                return (at > start).then_some(at);
+            }
+            let used = self.line_block::<M, true>(m, buf, at);
+            if used == 0 {
+                return (at > start).then_some(at);
+            }
+            at += used;
+        }
+        Some(at)
+    }
+
     /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
     /// alone (characters are the bytes that are not continuation bytes), checking the
     /// structure as a whole: no byte that never occurs in UTF-8, continuation bytes exactly
@@ -492,14 +581,16 @@ impl<'a> Counter<'a> {
         let mut pos = self.line_pos;
         let mut longest = self.counts.max_line_length;
         let mut wide_chars = 0u64;
-        // -L without -w or -m: a line's width is at most its length in bytes unless it holds a
-        // TAB (every character is at most as wide as its encoding is long). So when the window
-        // has a line end, no control character but line ends, and even the line running into it
-        // plus the whole window cannot pass the longest line so far, nothing before its last
-        // line end can change the answer: only what follows that line end is measured.
+        // -L without -w or -m: a line's width grows by at most one column per byte, except at a
+        // TAB (up to eight): every character is at most as wide as its encoding is long, other
+        // controls have no width, CR and FF only end lines. So when the window has a line end
+        // and even the line running into it plus the whole window (TABs at their widest) cannot
+        // pass the longest line so far, nothing before its last line end can change the answer:
+        // only what follows that line end is measured.
         let lf = m.eq(block, b'\n');
         let alone = WIDTH && !self.want.words && !(self.multibyte && self.want.chars);
-        if alone && lf != 0 && pos + 64 <= longest && controls & !lf == 0 {
+        let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };
+        if alone && lf != 0 && pos + 64 + 7 * u64::from(tabs) <= longest {
             last = 64 - lf.leading_zeros() as usize;
             events &= span(last, 64);
             pos = 0;
@@ -1007,6 +1098,42 @@ mod tests {
             let expected = wanted(reference_utf8(&input), want);
             for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
                 prop_assert_eq!(wanted(got, want), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn tab_lines_near_the_longest_at_every_alignment() {
+        // -L alone skips what cannot pass the longest line, bounding TABs at eight columns:
+        // lines of TABs just wider or narrower than an earlier line, at many alignments to the
+        // 64-byte windows, and with the TABs' line cut across windows.
+        let alone = Want { max_line_length: true, ..Want::default() };
+        let with_lines = Want { lines: true, bytes: true, ..alone };
+        for (charset, reference) in
+            [(Charset::Utf8, reference_utf8 as fn(&[u8]) -> Counts), (Charset::Unibyte, reference_c)]
+        {
+            for tabs in [1usize, 7, 8, 9, 56, 63, 64, 65, 120] {
+                for extra in [0, 1, 5] {
+                    for longest in (8 * tabs).saturating_sub(9)..8 * tabs + 10 {
+                        for shift in (0..64).step_by(3) {
+                            let mut input = vec![b'a'; longest];
+                            input.extend(std::iter::repeat_n(b'\n', shift + 1));
+                            input.extend(std::iter::repeat_n(b'\t', tabs));
+                            input.extend(std::iter::repeat_n(b'b', extra));
+                            input.extend_from_slice(b"\nccc");
+                            for want in [alone, with_lines] {
+                                let expected = wanted(reference(&input), want);
+                                for got in count_all_ways(charset, &input, &[], want) {
+                                    assert_eq!(
+                                        wanted(got, want),
+                                        expected,
+                                        "{tabs} TABs + {extra}, {longest}, {shift}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

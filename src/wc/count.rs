@@ -519,7 +519,8 @@ impl<'a> Counter<'a> {
         if expected != r.cont & valid {
             return 0;
         }
-        let mut long = lead3 | lead4;
+        // Only the leads E0, ED, F0 and F4 limit their second byte (rare in most text).
+        let mut long = (m.eq(block, 0xe0) | m.eq(block, 0xed) | m.eq(block, 0xf0) | m.eq(block, 0xf4)) & valid;
         while long != 0 {
             let p = long.trailing_zeros() as usize;
             long &= long - 1;
@@ -527,8 +528,7 @@ impl<'a> Counter<'a> {
                 0xe0 => block[p + 1] >= 0xa0,
                 0xed => block[p + 1] < 0xa0,
                 0xf0 => block[p + 1] >= 0x90,
-                0xf4 => block[p + 1] < 0x90,
-                _ => true,
+                _ => block[p + 1] < 0x90,
             };
             if !ok {
                 return 0;

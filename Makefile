@@ -44,7 +44,7 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
-.PHONY: all build test test-deps install uninstall bench clean man completions generate \
+.PHONY: all build test test-deps test-aarch64 aarch64-deps install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
 
 all: build
@@ -66,10 +66,27 @@ test-deps:
 	@/opt/gnu-oracle/bin/yes --version | head -n1
 
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
-# once with the zero-copy paths and once with the portable fallbacks only.
+# once with the zero-copy paths and once with the portable fallbacks only; then the unit tests
+# (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
 test: test-deps
 	$(CARGO) test --release
 	$(CARGO) test --release --features portable
+	$(MAKE) test-aarch64
+
+# aarch64 (NEON kernels; macOS on Apple silicon and aarch64 Linux run them): the library's
+# unit tests cross-compiled and run by qemu's user-mode emulator. The tools' integration tests
+# need the x86-64 GNU oracle and native system calls, so they run natively only.
+AARCH64 := aarch64-unknown-linux-gnu
+aarch64-deps:
+	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null \
+	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross; }
+	@rustup target list --installed | grep -qx $(AARCH64) || rustup target add $(AARCH64)
+
+test-aarch64: aarch64-deps
+	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+	  $(CARGO) test --release --target $(AARCH64) --lib
 
 # The completion files name their command in known places (rapidutils-gen's completions.rs);
 # these rewrite them for the installed name $(PROG_PREFIX)$$t.

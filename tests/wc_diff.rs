@@ -346,7 +346,8 @@ fn every_simd_kernel_counts_the_same() {
         let expected = run_piped(gnu, None);
         assert_eq!(expected.status, "exit 0");
         let mut seen = Vec::new();
-        for kernel in ["portable", "sse2", "avx2", "avx512"] {
+        let kernels = ["portable", "neon", "sse2", "avx2", "avx512"];
+        for kernel in kernels {
             let [mut mine, _] = pair(locale);
             mine.env("RAPIDUTILS_SIMD", kernel).args(opts).arg("--debug").args(&inputs);
             let out = run_piped(mine, None);
@@ -355,11 +356,14 @@ fn every_simd_kernel_counts_the_same() {
             seen.push(out.stderr_text());
         }
         if opts == ["-l"] {
-            // The portable kernel always runs when asked; on x86-64 builds without the
-            // `portable` feature, SSE2 does too (the rest as the CPU allows).
-            assert!(seen[0].contains("using portable hardware support"), "{seen:?}");
+            // The portable kernel always runs when asked; without the `portable` feature, SSE2
+            // does too on x86-64 and NEON on aarch64 (the rest as the CPU allows).
+            let said = |kernel: &str| &seen[kernels.iter().position(|k| *k == kernel).unwrap()];
+            assert!(said("portable").contains("using portable hardware support"), "{seen:?}");
             if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
-                assert!(seen[1].contains("using sse2 hardware support"), "{seen:?}");
+                assert!(said("sse2").contains("using sse2 hardware support"), "{seen:?}");
+            } else if cfg!(all(target_arch = "aarch64", not(feature = "portable"))) {
+                assert!(said("neon").contains("using neon hardware support"), "{seen:?}");
             } else {
                 assert!(seen.iter().all(|s| s.contains("using portable hardware support")), "{seen:?}");
             }

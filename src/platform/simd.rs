@@ -1,6 +1,6 @@
-//! SIMD building blocks with one portable signature each: an SSE2 version on x86-64 (SSE2 is
-//! part of the x86-64 baseline, so no run-time detection is needed) and a SWAR version
-//! everywhere else and with the `portable` feature. The byte counter behind `wc -l` also has
+//! SIMD building blocks with one portable signature each: an SSE2 version on x86-64 and a NEON
+//! version on aarch64 (each part of its architecture's baseline, so no run-time detection is
+//! needed), and a SWAR version everywhere else and with the `portable` feature. The byte counter behind `wc -l` also has
 //! AVX2 and AVX-512 versions, and the 64-byte block masks of wc's and cat's loops
 //! ([`BlockMasks`]) AVX2 and AVX-512 ones, whose loops are compiled for that instruction set
 //! ([`with_masks`]); which is chosen at run time by what the CPU has ([`Kernel::best`]).
@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 pub enum Kernel {
     /// Plain Rust, 8 bytes at a time (SWAR): every machine.
     Portable,
+    /// aarch64's baseline.
+    Neon,
     Sse2,
     Avx2,
     Avx512,
@@ -19,12 +21,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 4] = [Kernel::Portable, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512];
+    pub const ALL: [Kernel; 5] = [Kernel::Portable, Kernel::Neon, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512];
 
     /// The name `wc --debug` prints (GNU's names for the same instruction sets).
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Portable => "portable",
+            Kernel::Neon => "neon",
             Kernel::Sse2 => "sse2",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
@@ -36,6 +39,7 @@ impl Kernel {
         let features = super::cpu::features();
         match self {
             Kernel::Portable => true,
+            Kernel::Neon => imp::HAS_NEON,
             Kernel::Sse2 => imp::HAS_X86_KERNELS && features.sse2,
             // The AVX2 and AVX-512 contexts are also compiled for BMI2 and POPCNT (which every
             // CPU with AVX2 known to us has; a CPU without them gets the SSE2 kernel).
@@ -44,7 +48,7 @@ impl Kernel {
         }
     }
 
-    /// The fastest kernel this CPU runs, decided once. `RAPIDUTILS_SIMD=portable|sse2|avx2|avx512`
+    /// The fastest kernel this CPU runs, decided once. `RAPIDUTILS_SIMD=portable|neon|sse2|avx2|avx512`
     /// picks a slower one instead (for tests and comparisons; a kernel the CPU lacks is ignored).
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
@@ -146,7 +150,8 @@ pub trait BlockMasks: Copy {
     fn ascii_blocks(self, buf: &[u8]) -> usize;
 }
 
-/// The block masks every build has: SSE2 on x86-64, SWAR elsewhere and with `portable`.
+/// The block masks every build has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere and with
+/// `portable`.
 #[derive(Clone, Copy, Debug)]
 pub struct Baseline;
 
@@ -220,6 +225,7 @@ pub fn count_byte_with(kernel: Kernel, buf: &[u8], byte: u8) -> u64 {
     }
     match kernel {
         Kernel::Portable => swar_count_byte(buf, byte),
+        Kernel::Neon => imp::count_byte_neon(buf, byte),
         Kernel::Sse2 => imp::count_byte_sse2(buf, byte),
         Kernel::Avx2 => imp::count_byte_avx2(buf, byte),
         Kernel::Avx512 => imp::count_byte_avx512(buf, byte),
@@ -276,6 +282,11 @@ mod imp {
     };
 
     pub const HAS_X86_KERNELS: bool = true;
+    pub const HAS_NEON: bool = false;
+
+    pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
+        unreachable!("no NEON kernel in this build")
+    }
 
     use super::{BlockMasks, Utf8Ranges, WithMasks};
 
@@ -758,9 +769,194 @@ mod imp {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+/// aarch64: NEON is part of the baseline (every aarch64 CPU has it, the targets enable it), so
+/// the baseline block masks and a byte counter use it without run-time detection.
+#[cfg(all(target_arch = "aarch64", not(feature = "portable")))]
+mod imp {
+    use core::arch::aarch64::*;
+
+    pub const HAS_X86_KERNELS: bool = false;
+    pub const HAS_NEON: bool = true;
+
+    pub fn with_avx2<W: super::WithMasks>(work: W) -> W::Output {
+        work.run(super::Baseline)
+    }
+
+    pub use with_avx2 as with_avx512;
+
+    pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
+        unreachable!("no x86 kernels in this build")
+    }
+
+    pub use count_byte_sse2 as count_byte_avx2;
+    pub use count_byte_sse2 as count_byte_avx512;
+
+    /// The four 16-byte vectors of a block.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn load(block: &[u8; 64]) -> [uint8x16_t; 4] {
+        let p = block.as_ptr();
+        // SAFETY: `block` is 64 readable bytes, and vld1q_u8 has no alignment requirement.
+        unsafe { [vld1q_u8(p), vld1q_u8(p.add(16)), vld1q_u8(p.add(32)), vld1q_u8(p.add(48))] }
+    }
+
+    /// Bit i of the result for byte i of four compare results (lanes of 0xff or 0): each lane
+    /// keeps its bit of a byte, and three rounds of pairwise additions gather them.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn bits(v: [uint8x16_t; 4]) -> u64 {
+        const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+        // SAFETY: WEIGHTS is 16 readable bytes.
+        let w = unsafe { vld1q_u8(WEIGHTS.as_ptr()) };
+        let s0 = vpaddq_u8(vandq_u8(v[0], w), vandq_u8(v[1], w));
+        let s1 = vpaddq_u8(vandq_u8(v[2], w), vandq_u8(v[3], w));
+        let s = vpaddq_u8(s0, s1);
+        vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(s, s)))
+    }
+
+    /// The mask of the bytes that are at least `byte`.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn ge(block: &[u8; 64], byte: u8) -> u64 {
+        let [a, b, c, d] = load(block);
+        let x = vdupq_n_u8(byte);
+        bits([vcgeq_u8(a, x), vcgeq_u8(b, x), vcgeq_u8(c, x), vcgeq_u8(d, x)])
+    }
+
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn eq_mask64_neon(block: &[u8; 64], byte: u8) -> u64 {
+        let [a, b, c, d] = load(block);
+        let x = vdupq_n_u8(byte);
+        bits([vceqq_u8(a, x), vceqq_u8(b, x), vceqq_u8(c, x), vceqq_u8(d, x)])
+    }
+
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn control_or_high_mask64_neon(block: &[u8; 64]) -> u64 {
+        let v = load(block);
+        let (space, del) = (vdupq_n_u8(0x20), vdupq_n_u8(0x7f));
+        let f = |v| vorrq_u8(vcltq_u8(v, space), vcgeq_u8(v, del));
+        bits([f(v[0]), f(v[1]), f(v[2]), f(v[3])])
+    }
+
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn ascii_space_mask64_neon(block: &[u8; 64]) -> u64 {
+        // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE.
+        let v = load(block);
+        let (nine, four, space) = (vdupq_n_u8(9), vdupq_n_u8(4), vdupq_n_u8(b' '));
+        let f = |v| vorrq_u8(vcleq_u8(vsubq_u8(v, nine), four), vceqq_u8(v, space));
+        bits([f(v[0]), f(v[1]), f(v[2]), f(v[3])])
+    }
+
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn utf8_ranges64_neon(block: &[u8; 64]) -> super::Utf8Ranges {
+        let high = ge(block, 0x80);
+        super::Utf8Ranges {
+            high,
+            cont: high & !ge(block, 0xc0),
+            ge_c2: ge(block, 0xc2),
+            ge_e0: ge(block, 0xe0),
+            ge_f0: ge(block, 0xf0),
+            ge_f5: ge(block, 0xf5),
+        }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn ascii_blocks_neon(buf: &[u8]) -> usize {
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            let [a, b, c, d] = load(block.try_into().unwrap());
+            if vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, d))) >= 0x80 {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+
+    /// Matches are subtracted (0xff = -1) into the byte lanes of four accumulators, which are
+    /// summed before any lane could wrap (at most 255 blocks).
+    #[target_feature(enable = "neon")]
+    fn count_byte_neon_impl(buf: &[u8], byte: u8) -> u64 {
+        let needle = vdupq_n_u8(byte);
+        let mut blocks = buf.chunks_exact(64);
+        let mut total = 0u64;
+        loop {
+            let mut acc = [vdupq_n_u8(0); 4];
+            let mut n = 0;
+            for block in blocks.by_ref().take(255) {
+                let v = load(block.try_into().unwrap());
+                for k in 0..4 {
+                    acc[k] = vsubq_u8(acc[k], vceqq_u8(v[k], needle));
+                }
+                n += 1;
+            }
+            total += acc.iter().map(|&a| u64::from(vaddlvq_u8(a))).sum::<u64>();
+            if n < 255 {
+                break;
+            }
+        }
+        total + blocks.remainder().iter().filter(|&&b| b == byte).count() as u64
+    }
+
+    // The entry points. SAFETY (each): NEON is part of the aarch64 baseline, so the target
+    // feature is always there.
+
+    #[inline]
+    pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: see above.
+        unsafe { eq_mask64_neon(block, byte) }
+    }
+
+    #[inline]
+    pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
+        // SAFETY: see above.
+        unsafe { ge(block, 0x80) }
+    }
+
+    #[inline]
+    pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
+        // SAFETY: see above.
+        unsafe { control_or_high_mask64_neon(block) }
+    }
+
+    #[inline]
+    pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
+        // SAFETY: see above.
+        unsafe { ascii_space_mask64_neon(block) }
+    }
+
+    #[inline]
+    pub fn utf8_ranges64(block: &[u8; 64]) -> super::Utf8Ranges {
+        // SAFETY: see above.
+        unsafe { utf8_ranges64_neon(block) }
+    }
+
+    pub fn ascii_blocks(buf: &[u8]) -> usize {
+        // SAFETY: see above.
+        unsafe { ascii_blocks_neon(buf) }
+    }
+
+    pub fn count_byte_neon(buf: &[u8], byte: u8) -> u64 {
+        // SAFETY: see above.
+        unsafe { count_byte_neon_impl(buf, byte) }
+    }
+}
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "aarch64", not(feature = "portable"))
+)))]
 mod imp {
     pub const HAS_X86_KERNELS: bool = false;
+    pub const HAS_NEON: bool = false;
+
+    pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
+        unreachable!("no NEON kernel in this build")
+    }
 
     pub fn with_avx2<W: super::WithMasks>(work: W) -> W::Output {
         work.run(super::Baseline)
@@ -844,13 +1040,16 @@ mod imp {
 mod tests {
     use super::{Kernel, ascii_space_mask64, control_or_high_mask64, count_byte, count_byte_with, eq_mask64};
 
-    /// The kernels this build and CPU can run: the portable one always, and on x86-64 (without
-    /// the `portable` feature) at least SSE2, so a count path cannot silently go untested.
+    /// The kernels this build and CPU can run: the portable one always, and without the
+    /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
+    /// silently go untested.
     fn kernels() -> Vec<Kernel> {
         let available: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.is_available()).collect();
         assert!(available.contains(&Kernel::Portable));
         if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
             assert!(available.contains(&Kernel::Sse2));
+        } else if cfg!(all(target_arch = "aarch64", not(feature = "portable"))) {
+            assert_eq!(available, [Kernel::Portable, Kernel::Neon]);
         } else {
             assert_eq!(available, [Kernel::Portable]);
         }
@@ -983,6 +1182,8 @@ mod tests {
             let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
             let want: u64 = block.iter().enumerate().map(|(i, &b)| u64::from(!(0x20..0x7f).contains(&b)) << i).sum();
             assert_eq!(control_or_high_mask64(&block), want);
+            let want: u64 = block.iter().enumerate().map(|(i, &b)| u64::from(b >= 0x80) << i).sum();
+            assert_eq!(super::high_bit_mask64(&block), want);
         }
     }
 

@@ -330,7 +330,18 @@ impl Formatter {
                 (false, true) => &MAP_ENDS,
                 (false, false) => &MAP_PLAIN,
             };
-            map_bytes(m, input, table, out);
+            // Where the CPU has a kernel that writes whole blocks' notation (AVX-512 VBMI2),
+            // it does all it can and the table maps the rest.
+            let (done, len) = platform::simd::notation_blocks(
+                input,
+                self.opts.show_tabs,
+                self.opts.show_ends,
+                &mut out.data,
+                out.len,
+            )
+            .unwrap_or((0, out.len));
+            out.len = len;
+            map_bytes(m, &input[done..], table, out);
             return;
         }
         if self.opts.show_nonprinting {

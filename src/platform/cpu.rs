@@ -9,6 +9,8 @@ pub struct Features {
     pub sse2: bool,
     pub avx2: bool,
     pub avx512bw: bool,
+    /// AVX-512 VBMI and VBMI2 (byte permutes, byte compress): cat -v's notation kernel.
+    pub avx512vbmi2: bool,
     pub bmi2: bool,
     pub popcnt: bool,
     pub neon: bool,
@@ -26,6 +28,8 @@ fn detect() -> Features {
         sse2: std::arch::is_x86_feature_detected!("sse2"),
         avx2: std::arch::is_x86_feature_detected!("avx2"),
         avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
+        avx512vbmi2: std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("avx512vbmi2"),
         bmi2: std::arch::is_x86_feature_detected!("bmi2"),
         popcnt: std::arch::is_x86_feature_detected!("popcnt"),
         neon: false,

@@ -232,6 +232,24 @@ pub fn count_byte_with(kernel: Kernel, buf: &[u8], byte: u8) -> u64 {
     }
 }
 
+/// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `show_tabs`, LF as
+/// `$` LF with `show_ends`, else both as they are), written at `out[at..]` while `out` has room
+/// for a block's worst case; returns the input bytes done and where the output ends. None when
+/// the AVX-512 kernel is not in use or the CPU lacks VBMI/VBMI2 (the caller maps bytes itself).
+pub fn notation_blocks(
+    input: &[u8],
+    show_tabs: bool,
+    show_ends: bool,
+    out: &mut [u8],
+    at: usize,
+) -> Option<(usize, usize)> {
+    if imp::HAS_X86_KERNELS && Kernel::best() == Kernel::Avx512 && super::cpu::features().avx512vbmi2 {
+        Some(imp::notation_blocks(input, show_tabs, show_ends, out, at))
+    } else {
+        None
+    }
+}
+
 /// The portable byte count: 8 bytes at a time, matches found by an exact zero-byte test and
 /// summed in byte lanes (at most 255 words between flushes, so a lane cannot wrap).
 fn swar_count_byte(buf: &[u8], byte: u8) -> u64 {
@@ -275,10 +293,12 @@ mod imp {
         _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
         _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
         _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64,
-        _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask, _mm512_cmplt_epu8_mask,
-        _mm512_loadu_si512, _mm512_movepi8_mask, _mm512_movm_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8,
-        _mm512_set1_epi8, _mm512_setzero_si512, _mm512_sub_epi8,
+        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64, _mm512_and_si512,
+        _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask, _mm512_cmplt_epi8_mask,
+        _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_mask_add_epi8, _mm512_mask_mov_epi8,
+        _mm512_maskz_compress_epi8, _mm512_maskz_mov_epi8, _mm512_movepi8_mask, _mm512_movm_epi8,
+        _mm512_permutexvar_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
+        _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_sub_epi8, _mm512_test_epi8_mask,
     };
 
     pub const HAS_X86_KERNELS: bool = true;
@@ -286,6 +306,92 @@ mod imp {
 
     pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
         unreachable!("no NEON kernel in this build")
+    }
+
+    pub fn notation_blocks(
+        input: &[u8],
+        show_tabs: bool,
+        show_ends: bool,
+        out: &mut [u8],
+        at: usize,
+    ) -> (usize, usize) {
+        // SAFETY: the caller checked that the CPU has AVX-512BW, VBMI and VBMI2 (and AVX2, BMI2
+        // and POPCNT, which the AVX-512 kernel requires).
+        unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) }
+    }
+
+    /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character), the slots a byte
+    /// does not use hold 0 (no notation byte is 0): the four slot vectors are interleaved by a
+    /// transpose of their 16-byte lanes and one byte permute per 16 input bytes, and the
+    /// non-zero bytes are compressed together and stored (64 bytes, of which the count of
+    /// non-zero ones is kept). A block that needs no notation is stored as it is.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
+    fn notation_blocks_vbmi2(
+        input: &[u8],
+        show_tabs: bool,
+        show_ends: bool,
+        out: &mut [u8],
+        mut at: usize,
+    ) -> (usize, usize) {
+        let byte = |b: u8| _mm512_set1_epi8(b as i8);
+        // Output byte 4j + p of a 16-byte group comes from slot vector p, byte j (after the
+        // transpose, slot p's group is lane p).
+        let index: [u8; 64] = std::array::from_fn(|i| (16 * (i % 4) + i / 4) as u8);
+        let index = load512(&index);
+        let mut done = 0;
+        for block in input.chunks_exact(64) {
+            if at + 5 * 64 > out.len() {
+                break;
+            }
+            let x = load512(block.try_into().unwrap());
+            // Below 0x20 or 0x7f, as signed bytes also 0x80 and above.
+            let special = _mm512_cmplt_epi8_mask(x, byte(0x20)) | _mm512_cmpeq_epi8_mask(x, byte(0x7f));
+            if special == 0 {
+                store512(&mut out[at..at + 64], x);
+                at += 64;
+                done += 64;
+                continue;
+            }
+            let high = _mm512_movepi8_mask(x);
+            let low = _mm512_and_si512(x, byte(0x7f));
+            let del = _mm512_cmpeq_epi8_mask(low, byte(0x7f));
+            let lf = _mm512_cmpeq_epi8_mask(x, byte(b'\n'));
+            let tab = if show_tabs { 0 } else { _mm512_cmpeq_epi8_mask(x, byte(b'\t')) };
+            let caret = (_mm512_cmplt_epu8_mask(low, byte(0x20)) | del) & !lf & !tab;
+            let ch = _mm512_mask_add_epi8(low, caret, low, byte(0x40));
+            let ch = _mm512_mask_mov_epi8(ch, del, byte(b'?'));
+            let s0 = _mm512_maskz_mov_epi8(high, byte(b'M'));
+            let s1 = _mm512_maskz_mov_epi8(high, byte(b'-'));
+            let s2 = _mm512_maskz_mov_epi8(caret, byte(b'^'));
+            let s2 = if show_ends { _mm512_mask_mov_epi8(s2, lf, byte(b'$')) } else { s2 };
+            // Lane k of group g holds slot k of input bytes 16g..16g + 16.
+            let t0 = _mm512_shuffle_i64x2::<0x44>(s0, s1);
+            let t1 = _mm512_shuffle_i64x2::<0xee>(s0, s1);
+            let t2 = _mm512_shuffle_i64x2::<0x44>(s2, ch);
+            let t3 = _mm512_shuffle_i64x2::<0xee>(s2, ch);
+            let groups = [
+                _mm512_shuffle_i64x2::<0x88>(t0, t2),
+                _mm512_shuffle_i64x2::<0xdd>(t0, t2),
+                _mm512_shuffle_i64x2::<0x88>(t1, t3),
+                _mm512_shuffle_i64x2::<0xdd>(t1, t3),
+            ];
+            for g in groups {
+                let slots = _mm512_permutexvar_epi8(index, g);
+                let used = _mm512_test_epi8_mask(slots, slots);
+                store512(&mut out[at..at + 64], _mm512_maskz_compress_epi8(used, slots));
+                at += used.count_ones() as usize;
+            }
+            done += 64;
+        }
+        (done, at)
+    }
+
+    /// A 64-byte store.
+    #[target_feature(enable = "avx512f")]
+    fn store512(to: &mut [u8], v: __m512i) {
+        assert!(to.len() >= 64);
+        // SAFETY: `to` has 64 writable bytes, and _mm512_storeu_si512 has no alignment requirement.
+        unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), v) }
     }
 
     use super::{BlockMasks, Utf8Ranges, WithMasks};
@@ -329,7 +435,7 @@ mod imp {
     #[inline(always)]
     fn load512(block: &[u8; 64]) -> __m512i {
         // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment. Called
-        // only from Avx512Masks methods: the CPU has AVX-512.
+        // only from Avx512Masks methods and the VBMI2 kernel: the CPU has AVX-512.
         unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
     }
 
@@ -788,6 +894,10 @@ mod imp {
         unreachable!("no x86 kernels in this build")
     }
 
+    pub fn notation_blocks(_: &[u8], _: bool, _: bool, _: &mut [u8], _: usize) -> (usize, usize) {
+        unreachable!("no x86 kernels in this build")
+    }
+
     pub use count_byte_sse2 as count_byte_avx2;
     pub use count_byte_sse2 as count_byte_avx512;
 
@@ -965,6 +1075,10 @@ mod imp {
     pub use with_avx2 as with_avx512;
 
     pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
+        unreachable!("no x86 kernels in this build")
+    }
+
+    pub fn notation_blocks(_: &[u8], _: bool, _: bool, _: &mut [u8], _: usize) -> (usize, usize) {
         unreachable!("no x86 kernels in this build")
     }
 

@@ -121,7 +121,9 @@ fn injected_failures_of_zero_copy_calls_lose_nothing() {
     let dir = TempDir::new("cat-inject-src");
     let data = noise(12 << 20, 33);
     let big = dir.file("big", &data);
-    let small = dir.file("small", &data[..40_000]);
+    // A page multiple: a file of such a size is copied until a call returns 0 (see the next
+    // test), so a second call comes after the whole file moved.
+    let small = dir.file("small", &data[..40_960]);
     // Small files go to /dev/null by sendfile, large ones through a relay pipe (splice); large
     // files to a file on ext4/tmpfs through the relay too, else by copy_file_range.
     let big_file_call = if plain_splice_fs(&dir) { "splice" } else { "copy_file_range" };
@@ -208,5 +210,34 @@ fn devices_go_through_the_relay_into_a_grown_pipe() {
         assert!(grown && splices_in >= 2 && calls(&trace, "splice(3, NULL, 1,") == 0, "{trace}");
     } else {
         assert!(!grown && splices_in == 0 && calls(&trace, "read(3,") >= 10, "{trace}");
+    }
+}
+
+#[test]
+fn a_regular_file_is_done_when_its_size_has_moved() {
+    // One zero-copy call for a small file (the call that would return 0 is saved), except for
+    // sizes that pseudo-files report (0 and page multiples), which are copied to the end.
+    let dir = TempDir::new("cat-shape-size");
+    for (len, redirect, call, want) in [
+        (1024, "null", "sendfile(", 1),
+        (4096, "null", "sendfile(", 2),
+        (1024, "pipe", "splice(", 1),
+        (40_000, "file", "copy_file_range(", 1),
+        (8192, "file", "copy_file_range(", 2),
+    ] {
+        let data = noise(len, len as u64);
+        let src = dir.file(&format!("f{len}"), &data);
+        let (trace, bytes, outcome) =
+            traced(&src, redirect, &["-e", "trace=openat,read,splice,copy_file_range,sendfile"], None);
+        assert!(outcome.stderr.is_empty(), "{}", outcome.stderr_text());
+        if redirect != "null" {
+            assert!(bytes == data, "{len} into {redirect}: bytes differ");
+        }
+        if ZERO_COPY {
+            assert_eq!(calls(&trace, call), want, "{len} into {redirect}\n{trace}");
+            assert_eq!(calls(&trace, "read(3,"), 0, "{len} into {redirect}\n{trace}");
+        } else {
+            assert!(calls(&trace, "read(3,") >= 2, "{len} into {redirect}: no read to the end\n{trace}");
+        }
     }
 }

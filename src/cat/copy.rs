@@ -212,7 +212,16 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
                 return ZeroCopy::Fallback(None);
             }
             Ok(0) => return ZeroCopy::Done,
-            Ok(n) => total += n as u64,
+            Ok(n) => {
+                total += n as u64;
+                // A regular file is done once its size has moved: the call that would return 0
+                // is saved (a fifth of the system calls for many small files). Not for sizes
+                // that are 0 or a page multiple, which pseudo-files report whatever they hold;
+                // a file that grew meanwhile moves more than its size and goes on to the end.
+                if size.is_some_and(|s| total == s && s % platform::page_size() as u64 != 0) {
+                    return ZeroCopy::Done;
+                }
+            }
             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
             // GNU 9.12 reports every other copy_file_range error against the input file.

@@ -46,7 +46,8 @@ struct Run {
 fn small_file() -> &'static (PathBuf, Vec<u8>) {
     static SMALL: std::sync::OnceLock<(PathBuf, Vec<u8>)> = std::sync::OnceLock::new();
     SMALL.get_or_init(|| {
-        let data = big_data().1[..40_000].to_vec();
+        // A page multiple, like the big file (see `big_data`).
+        let data = big_data().1[..40_960].to_vec();
         let path = big_data().0.with_extension("small");
         std::fs::write(&path, &data).unwrap();
         (path, data)

@@ -38,7 +38,10 @@ fn main() {
         (None, false) => std::env::var("CC").unwrap_or_else(|_| "cc".into()),
         (None, true) => return,
     };
-    let Ok(out) = Command::new(cc).arg("-print-file-name=libgcc_eh.a").output() else { return };
+    // A compiler variable may carry a wrapper or flags ("ccache gcc", "gcc -m64").
+    let mut words = cc.split_whitespace();
+    let Some(program) = words.next() else { return };
+    let Ok(out) = Command::new(program).args(words).arg("-print-file-name=libgcc_eh.a").output() else { return };
     let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if out.status.success() && Path::new(&path).is_absolute() && Path::new(&path).exists() {
         println!("cargo:rustc-link-arg=-Wl,--push-state,--whole-archive,{path},--pop-state");

@@ -315,8 +315,11 @@ mod imp {
         out: &mut [u8],
         at: usize,
     ) -> (usize, usize) {
-        // SAFETY: the caller checked that the CPU has AVX-512BW, VBMI and VBMI2 (and AVX2, BMI2
-        // and POPCNT, which the AVX-512 kernel requires).
+        let f = crate::platform::cpu::features();
+        if !(f.avx512bw && f.avx512vbmi2 && f.popcnt) {
+            return (0, at);
+        }
+        // SAFETY: the CPU has AVX-512BW (and so AVX-512F), VBMI, VBMI2 and POPCNT: just checked.
         unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) }
     }
 
@@ -875,9 +878,10 @@ mod imp {
     }
 }
 
-/// aarch64: NEON is part of the baseline (every aarch64 CPU has it, the targets enable it), so
-/// the baseline block masks and a byte counter use it without run-time detection.
-#[cfg(all(target_arch = "aarch64", not(feature = "portable")))]
+/// aarch64 with NEON enabled at compile time (the aarch64 Linux and macOS targets enable it: it
+/// is part of their baseline), so the baseline block masks and a byte counter use it without
+/// run-time detection.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
 mod imp {
     use core::arch::aarch64::*;
 
@@ -1012,8 +1016,8 @@ mod imp {
         total + blocks.remainder().iter().filter(|&&b| b == byte).count() as u64
     }
 
-    // The entry points. SAFETY (each): NEON is part of the aarch64 baseline, so the target
-    // feature is always there.
+    // The entry points. SAFETY (each): this module is compiled only with the `neon` target
+    // feature enabled for the whole build, so every CPU the build runs on has it.
 
     #[inline]
     pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
@@ -1058,7 +1062,7 @@ mod imp {
 
 #[cfg(not(any(
     all(target_arch = "x86_64", not(feature = "portable")),
-    all(target_arch = "aarch64", not(feature = "portable"))
+    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
 )))]
 mod imp {
     pub const HAS_X86_KERNELS: bool = false;
@@ -1162,7 +1166,7 @@ mod tests {
         assert!(available.contains(&Kernel::Portable));
         if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
             assert!(available.contains(&Kernel::Sse2));
-        } else if cfg!(all(target_arch = "aarch64", not(feature = "portable"))) {
+        } else if cfg!(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))) {
             assert_eq!(available, [Kernel::Portable, Kernel::Neon]);
         } else {
             assert_eq!(available, [Kernel::Portable]);
@@ -1243,6 +1247,58 @@ mod tests {
             proptest::prop_assert_eq!(&got, &baseline, "{:?}", kernel);
         }
         proptest::prop_assert_eq!(best, baseline);
+        }
+    }
+
+    /// `cat -v` notation of one byte (`show_tabs`: TAB as `^I`; `show_ends`: LF as `$` LF).
+    fn notation(b: u8, show_tabs: bool, show_ends: bool) -> Vec<u8> {
+        match b {
+            b'\n' if show_ends => b"$\n".to_vec(),
+            b'\n' => b"\n".to_vec(),
+            b'\t' if !show_tabs => b"\t".to_vec(),
+            _ => {
+                let mut v = Vec::new();
+                let low = b & 0x7f;
+                if b >= 0x80 {
+                    v.extend_from_slice(b"M-");
+                }
+                match low {
+                    0x7f => v.extend_from_slice(b"^?"),
+                    0..0x20 => v.extend_from_slice(&[b'^', low + 0x40]),
+                    _ => v.push(low),
+                }
+                v
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "AVX-512 intrinsics")]
+    fn notation_blocks_write_every_byte_as_cat_v_does() {
+        // Every byte value at every position of a block, runs, and blocks of plain text; the
+        // kernel runs where the CPU has it (AVX-512 VBMI2), and must decline elsewhere.
+        let mut input: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        input.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8));
+        input.extend(std::iter::repeat_n(b'\n', 130));
+        input.extend(b"plain text without any byte that needs notation, long enough to fill....".repeat(3));
+        input.extend([0x80, 0xff, 0x7f, 0x9f, 0xa0, b'\t', 0x89, 0x8a]);
+        for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
+            for start in [0, 1, 63] {
+                let input = &input[start..];
+                let mut out = vec![0u8; 7 + input.len() * 4 + 5 * 64];
+                match super::notation_blocks(input, tabs, ends, &mut out, 7) {
+                    Some((done, end)) => {
+                        assert_eq!(done, input.len() / 64 * 64, "room for every block");
+                        let want: Vec<u8> = input[..done].iter().flat_map(|&b| notation(b, tabs, ends)).collect();
+                        assert!(out[..7].iter().all(|&b| b == 0), "wrote before `at`");
+                        assert!(out[7..end] == want[..], "tabs {tabs} ends {ends} start {start}");
+                    }
+                    None => assert!(
+                        Kernel::best() != Kernel::Avx512 || !crate::platform::cpu::features().avx512vbmi2,
+                        "kernel available but declined"
+                    ),
+                }
+            }
         }
     }
 

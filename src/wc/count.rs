@@ -589,12 +589,13 @@ impl<'a> Counter<'a> {
         // pass the longest line so far, nothing before its last line end can change the answer:
         // only what follows that line end is measured.
         let lf = m.eq(block, b'\n');
-        let alone = WIDTH && !self.want.words && !(self.multibyte && self.want.chars);
-        let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };
-        if alone && lf != 0 && pos + 64 + 7 * u64::from(tabs) <= longest {
-            last = 64 - lf.leading_zeros() as usize;
-            events &= span(last, 64);
-            pos = 0;
+        if WIDTH && lf != 0 && self.width_alone() {
+            let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };
+            if pos + 64 + 7 * u64::from(tabs) <= longest {
+                last = 64 - lf.leading_zeros() as usize;
+                events &= span(last, 64);
+                pos = 0;
+            }
         }
         while events != 0 {
             let p = events.trailing_zeros() as usize;

@@ -243,11 +243,7 @@ pub fn notation_blocks(
     out: &mut [u8],
     at: usize,
 ) -> Option<(usize, usize)> {
-    if imp::HAS_X86_KERNELS && Kernel::best() == Kernel::Avx512 && super::cpu::features().avx512vbmi2 {
-        Some(imp::notation_blocks(input, show_tabs, show_ends, out, at))
-    } else {
-        None
-    }
+    if Kernel::best() == Kernel::Avx512 { imp::notation_blocks(input, show_tabs, show_ends, out, at) } else { None }
 }
 
 /// The portable byte count: 8 bytes at a time, matches found by an exact zero-byte test and
@@ -301,12 +297,9 @@ mod imp {
         _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_sub_epi8, _mm512_test_epi8_mask,
     };
 
-    pub const HAS_X86_KERNELS: bool = true;
-    pub const HAS_NEON: bool = false;
+    pub use super::no_neon::*;
 
-    pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
-        unreachable!("no NEON kernel in this build")
-    }
+    pub const HAS_X86_KERNELS: bool = true;
 
     pub fn notation_blocks(
         input: &[u8],
@@ -314,13 +307,13 @@ mod imp {
         show_ends: bool,
         out: &mut [u8],
         at: usize,
-    ) -> (usize, usize) {
+    ) -> Option<(usize, usize)> {
         let f = crate::platform::cpu::features();
         if !(f.avx512bw && f.avx512vbmi2 && f.popcnt) {
-            return (0, at);
+            return None;
         }
         // SAFETY: the CPU has AVX-512BW (and so AVX-512F), VBMI, VBMI2 and POPCNT: just checked.
-        unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) }
+        Some(unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) })
     }
 
     /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character), the slots a byte
@@ -878,15 +871,11 @@ mod imp {
     }
 }
 
-/// aarch64 with NEON enabled at compile time (the aarch64 Linux and macOS targets enable it: it
-/// is part of their baseline), so the baseline block masks and a byte counter use it without
-/// run-time detection.
-#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
-mod imp {
-    use core::arch::aarch64::*;
-
+/// The x86 kernels' places in a build without them (they are never available there, so none
+/// of these is reached except `with_avx2`/`with_avx512`, which run the baseline masks).
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+mod no_x86 {
     pub const HAS_X86_KERNELS: bool = false;
-    pub const HAS_NEON: bool = true;
 
     pub fn with_avx2<W: super::WithMasks>(work: W) -> W::Output {
         work.run(super::Baseline)
@@ -898,12 +887,34 @@ mod imp {
         unreachable!("no x86 kernels in this build")
     }
 
-    pub fn notation_blocks(_: &[u8], _: bool, _: bool, _: &mut [u8], _: usize) -> (usize, usize) {
-        unreachable!("no x86 kernels in this build")
-    }
-
     pub use count_byte_sse2 as count_byte_avx2;
     pub use count_byte_sse2 as count_byte_avx512;
+
+    pub fn notation_blocks(_: &[u8], _: bool, _: bool, _: &mut [u8], _: usize) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// The NEON kernel's place in a build without it (never available there).
+#[cfg(not(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))))]
+mod no_neon {
+    pub const HAS_NEON: bool = false;
+
+    pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
+        unreachable!("no NEON kernel in this build")
+    }
+}
+
+/// aarch64 with NEON enabled at compile time (the aarch64 Linux and macOS targets enable it: it
+/// is part of their baseline), so the baseline block masks and a byte counter use it without
+/// run-time detection.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
+mod imp {
+    use core::arch::aarch64::*;
+
+    pub use super::no_x86::*;
+
+    pub const HAS_NEON: bool = true;
 
     /// The four 16-byte vectors of a block.
     #[target_feature(enable = "neon")]
@@ -1065,29 +1076,7 @@ mod imp {
     all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
 )))]
 mod imp {
-    pub const HAS_X86_KERNELS: bool = false;
-    pub const HAS_NEON: bool = false;
-
-    pub fn count_byte_neon(_: &[u8], _: u8) -> u64 {
-        unreachable!("no NEON kernel in this build")
-    }
-
-    pub fn with_avx2<W: super::WithMasks>(work: W) -> W::Output {
-        work.run(super::Baseline)
-    }
-
-    pub use with_avx2 as with_avx512;
-
-    pub fn count_byte_sse2(_: &[u8], _: u8) -> u64 {
-        unreachable!("no x86 kernels in this build")
-    }
-
-    pub fn notation_blocks(_: &[u8], _: bool, _: bool, _: &mut [u8], _: usize) -> (usize, usize) {
-        unreachable!("no x86 kernels in this build")
-    }
-
-    pub use count_byte_sse2 as count_byte_avx2;
-    pub use count_byte_sse2 as count_byte_avx512;
+    pub use super::{no_neon::*, no_x86::*};
 
     pub fn ascii_blocks(buf: &[u8]) -> usize {
         const HIGH: u64 = 0x8080_8080_8080_8080;

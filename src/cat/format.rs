@@ -193,30 +193,16 @@ impl OutBuf {
         self.len += bytes.len();
     }
 
-    /// Appends `src[at..at + len]`, copying a whole `N`-byte block when both sides have room.
-    #[inline(always)]
-    fn put_from<const N: usize>(&mut self, src: &[u8], at: usize, len: usize) {
-        if len <= N && at + N <= src.len() && self.len + N <= self.data.len() {
-            self.data[self.len..self.len + N].copy_from_slice(&src[at..at + N]);
-            self.len += len;
-        } else {
-            self.put(&src[at..at + len]);
-        }
-    }
-
-    /// Appends `src[at..at + len]` for runs of any length, short ones by small fixed copies.
+    /// Appends `src[at..at + len]` (see [`put_run_at`]).
     #[inline(always)]
     fn put_run(&mut self, src: &[u8], at: usize, len: usize) {
-        // One 64-byte copy (a single vector move in the AVX-512 build) whatever the length:
-        // cheaper than telling short runs from long ones.
-        self.put_from::<OVERCOPY>(src, at, len);
+        self.len = put_run_at(&mut self.data, self.len, src, at, at + len);
     }
 
-    /// Appends a byte's -v notation (always four bytes written, `len` of them kept).
+    /// Appends a byte's -v notation (see [`put_shown_at`]).
     #[inline(always)]
     fn put_shown(&mut self, shown: Shown) {
-        self.data[self.len..self.len + 4].copy_from_slice(&shown.bytes);
-        self.len += shown.len as usize;
+        self.len = put_shown_at(&mut self.data, self.len, shown);
     }
 
     #[inline(always)]
@@ -430,7 +416,7 @@ impl Formatter {
     /// of bytes that need notation (LF among them) splits it into runs copied as they are and
     /// single bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table
     /// (written as four bytes of which `len` count). The short last block is padded with spaces,
-    /// which need no notation, in a local copy with room for the over-long copies of `put_from`.
+    /// which need no notation, in a local copy with room for the over-long copies of `put_run`.
     #[inline(always)]
     fn feed_nonprinting<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
@@ -493,7 +479,7 @@ impl Formatter {
         let needs_work = self.opts.show_tabs || (self.opts.show_ends && input[end - 1] == b'\r');
         if !needs_work {
             // The common case: the run as it is.
-            out.put_from::<OVERCOPY>(input, start, end - start);
+            out.put_run(input, start, end - start);
             return;
         }
         self.line_body(&input[start..end], ends_line, out);

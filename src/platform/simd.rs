@@ -289,12 +289,12 @@ mod imp {
         _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
         _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
         _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi64, _mm512_and_si512,
-        _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask, _mm512_cmplt_epi8_mask,
-        _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_mask_add_epi8, _mm512_mask_mov_epi8,
+        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi8, _mm512_add_epi64,
+        _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask,
+        _mm512_cmplt_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_mask_mov_epi8,
         _mm512_maskz_compress_epi8, _mm512_maskz_mov_epi8, _mm512_movepi8_mask, _mm512_movm_epi8,
-        _mm512_permutexvar_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
-        _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_sub_epi8, _mm512_test_epi8_mask,
+        _mm512_permutex2var_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
+        _mm512_storeu_si512, _mm512_sub_epi8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask, _mm512_xor_si512,
     };
 
     pub use super::no_neon::*;
@@ -316,11 +316,14 @@ mod imp {
         Some(unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) })
     }
 
-    /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character), the slots a byte
-    /// does not use hold 0 (no notation byte is 0): the four slot vectors are interleaved by a
-    /// transpose of their 16-byte lanes and one byte permute per 16 input bytes, and the
-    /// non-zero bytes are compressed together and stored (64 bytes, of which the count of
-    /// non-zero ones is kept). A block that needs no notation is stored as it is.
+    /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character). Two planes are
+    /// built per block: the character (its bit 7 kept: set for bytes that need `M-`) and the
+    /// `^`/`$` slot (0 when unused). One two-source byte permute per 16 input bytes spreads them
+    /// to the four slots (slots 0 and 1 take the character too, for its bit 7), one test finds
+    /// the used slots (bit 7 in slots 0 and 1, non-zero in slot 2, always slot 3), one ternary
+    /// logic op writes `M-` into slots 0 and 1 and clears bit 7 elsewhere, and the used slots
+    /// are compressed together and stored (64 bytes, of which the used count is kept). A block
+    /// that needs no notation is stored as it is.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
     fn notation_blocks_vbmi2(
         input: &[u8],
@@ -330,64 +333,55 @@ mod imp {
         mut at: usize,
     ) -> (usize, usize) {
         let byte = |b: u8| _mm512_set1_epi8(b as i8);
-        // Output byte 4j + p of a 16-byte group comes from slot vector p, byte j (after the
-        // transpose, slot p's group is lane p).
-        let index: [u8; 64] = std::array::from_fn(|i| (16 * (i % 4) + i / 4) as u8);
-        let index = load512(&index);
-        let mut done = 0;
-        for block in input.chunks_exact(64) {
-            if at + 5 * 64 > out.len() {
-                break;
-            }
+        // Slot p of input byte 16g + j is byte 4j + p of group g's vector: the character plane
+        // (second source, indexes 64 and up) for slots 0, 1 and 3, the `^`/`$` plane for slot 2.
+        let spread: [[u8; 64]; 4] =
+            std::array::from_fn(|g| std::array::from_fn(|i| (16 * g + i / 4 + if i % 4 == 2 { 0 } else { 64 }) as u8));
+        let spread = spread.map(|s| load512(&s));
+        let slot = |values: [u8; 4]| load512(&std::array::from_fn(|i| values[i % 4]));
+        // Which bits make a slot used, and the final slots from the spread ones (`M`, `-`, then
+        // the slot's low seven bits): out = m_dash | (v & low7).
+        let used_bits = slot([0x80, 0x80, 0x7f, 0xff]);
+        let m_dash = slot([b'M', b'-', 0, 0]);
+        let low7 = slot([0, 0, 0x7f, 0x7f]);
+        // A block writes below at + 4 * 64 (each store of its at most 4 * 64 bytes starts at
+        // most 3 * 64 past at): so many blocks fit in `out`.
+        let blocks = (input.len() / 64).min(out.len().saturating_sub(at) / 256);
+        let to = out.as_mut_ptr();
+        let store = |at: usize, v: __m512i| {
+            // SAFETY: every store is at most 256 - 64 bytes past its block's first output byte,
+            // and that is at most 256 * b past the first `at` for block b < `blocks`: the 64
+            // bytes are inside `out` (see `blocks`). No alignment is needed.
+            unsafe { _mm512_storeu_si512(to.add(at).cast(), v) }
+        };
+        for block in input.chunks_exact(64).take(blocks) {
             let x = load512(block.try_into().unwrap());
-            // Below 0x20 or 0x7f, as signed bytes also 0x80 and above.
-            let special = _mm512_cmplt_epi8_mask(x, byte(0x20)) | _mm512_cmpeq_epi8_mask(x, byte(0x7f));
+            let x1 = _mm512_add_epi8(x, byte(1));
+            // Below 0x20 or 0x7f, as signed bytes also 0x80 and above: x + 1 below 0x21 signed.
+            let special = _mm512_cmplt_epi8_mask(x1, byte(0x21));
             if special == 0 {
-                store512(&mut out[at..at + 64], x);
+                store(at, x);
                 at += 64;
-                done += 64;
                 continue;
             }
-            let high = _mm512_movepi8_mask(x);
-            let low = _mm512_and_si512(x, byte(0x7f));
-            let del = _mm512_cmpeq_epi8_mask(low, byte(0x7f));
+            // Low seven bits below 0x20 or 0x7f: (x + 1) & 0x7f below 0x21.
+            let control = _mm512_cmplt_epu8_mask(_mm512_and_si512(x1, byte(0x7f)), byte(0x21));
             let lf = _mm512_cmpeq_epi8_mask(x, byte(b'\n'));
             let tab = if show_tabs { 0 } else { _mm512_cmpeq_epi8_mask(x, byte(b'\t')) };
-            let caret = (_mm512_cmplt_epu8_mask(low, byte(0x20)) | del) & !lf & !tab;
-            let ch = _mm512_mask_add_epi8(low, caret, low, byte(0x40));
-            let ch = _mm512_mask_mov_epi8(ch, del, byte(b'?'));
-            let s0 = _mm512_maskz_mov_epi8(high, byte(b'M'));
-            let s1 = _mm512_maskz_mov_epi8(high, byte(b'-'));
+            let caret = control & !lf & !tab;
+            // `^X` shows X ^ 0x40 (DEL: `?`); bit 7 stays.
+            let ch = _mm512_xor_si512(x, _mm512_maskz_mov_epi8(caret, byte(0x40)));
             let s2 = _mm512_maskz_mov_epi8(caret, byte(b'^'));
             let s2 = if show_ends { _mm512_mask_mov_epi8(s2, lf, byte(b'$')) } else { s2 };
-            // Lane k of group g holds slot k of input bytes 16g..16g + 16.
-            let t0 = _mm512_shuffle_i64x2::<0x44>(s0, s1);
-            let t1 = _mm512_shuffle_i64x2::<0xee>(s0, s1);
-            let t2 = _mm512_shuffle_i64x2::<0x44>(s2, ch);
-            let t3 = _mm512_shuffle_i64x2::<0xee>(s2, ch);
-            let groups = [
-                _mm512_shuffle_i64x2::<0x88>(t0, t2),
-                _mm512_shuffle_i64x2::<0xdd>(t0, t2),
-                _mm512_shuffle_i64x2::<0x88>(t1, t3),
-                _mm512_shuffle_i64x2::<0xdd>(t1, t3),
-            ];
-            for g in groups {
-                let slots = _mm512_permutexvar_epi8(index, g);
-                let used = _mm512_test_epi8_mask(slots, slots);
-                store512(&mut out[at..at + 64], _mm512_maskz_compress_epi8(used, slots));
+            for index in spread {
+                let v = _mm512_permutex2var_epi8(s2, index, ch);
+                let used = _mm512_test_epi8_mask(v, used_bits);
+                let v = _mm512_ternarylogic_epi32::<0xf8>(m_dash, v, low7);
+                store(at, _mm512_maskz_compress_epi8(used, v));
                 at += used.count_ones() as usize;
             }
-            done += 64;
         }
-        (done, at)
-    }
-
-    /// A 64-byte store.
-    #[target_feature(enable = "avx512f")]
-    fn store512(to: &mut [u8], v: __m512i) {
-        assert!(to.len() >= 64);
-        // SAFETY: `to` has 64 writable bytes, and _mm512_storeu_si512 has no alignment requirement.
-        unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), v) }
+        (blocks * 64, at)
     }
 
     use super::{BlockMasks, Utf8Ranges, WithMasks};

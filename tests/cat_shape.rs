@@ -241,3 +241,35 @@ fn a_regular_file_is_done_when_its_size_has_moved() {
         }
     }
 }
+
+#[test]
+fn formatting_a_large_regular_file_reads_none_of_it() {
+    // Formatting options on a regular file of 1 MiB or more (Linux): the bytes come from a
+    // mapping, 4 MiB at a time, so no read returns file data but a tail under 1 MiB past the
+    // last window; the last read finds the end. The portable build reads all of it.
+    let dir = TempDir::new("cat-shape-map");
+    let data = noise((8 << 20) + 12_345, 9);
+    let src = dir.file("big", &data);
+    let log = dir.0.join("trace");
+    for opts in [&["-n"][..], &["-A"], &["-bsT"]] {
+        let mut cmd = Command::new("strace");
+        cmd.args(["-qq", "-e", "trace=openat,read,mmap", "-o"]).arg(&log).arg(ours("cat")).args(opts).arg(&src);
+        let ours = run_piped(cmd, None);
+        assert!(ours.stderr.is_empty(), "{}", ours.stderr_text());
+        let mut gnu = Command::new(oracle("cat"));
+        gnu.args(opts).arg(&src);
+        assert!(ours.stdout == run_piped(gnu, None).stdout, "{opts:?}: output differs from GNU's");
+        let trace = std::fs::read_to_string(&log).unwrap();
+        // The dynamic loader reads libraries on fd 3 before main: keep what follows the open.
+        let opened = trace.find(&format!("\"{}\"", src.display())).expect("the source is opened");
+        let trace = &trace[opened..];
+        let reads: Vec<&str> = trace.lines().filter(|l| l.starts_with("read(3,")).collect();
+        if ZERO_COPY {
+            assert_eq!(calls(trace, "mmap(NULL, 4194304, PROT_READ, MAP_PRIVATE, 3,"), 2, "{opts:?}\n{trace}");
+            assert_eq!(reads.len(), 2, "{opts:?}\n{trace}");
+            assert!(reads[0].ends_with("= 12345") && reads[1].ends_with("= 0"), "{opts:?}\n{trace}");
+        } else {
+            assert!(reads.len() > data.len() >> 16, "{opts:?}: {} reads\n{trace}", reads.len());
+        }
+    }
+}

@@ -190,6 +190,54 @@ fn files_that_shrink_or_grow_while_read() {
     }
 }
 
+/// Files formatted from a mapping (1 MiB and more) that shrink while cat is held back well
+/// before the new end: the pages past it would raise SIGBUS, the last page reads as zeros past
+/// the end. cat must end as read() would: exactly GNU's output for the file as it is now,
+/// status 0, no message. The new ends fall inside a chunk, on the last page of a chunk, on the
+/// last page of a 4 MiB window, on a page boundary, and on a window boundary.
+#[test]
+fn mapped_files_that_shrink_end_where_the_file_ends() {
+    use std::io::Read;
+    let data = noise(12 << 20, 31);
+    for opts in [&["-n"][..], &["-A"]] {
+        for new_len in [(2 << 20) + 123, (3 << 20) - 100, (4 << 20) - 100, (6 << 20) + 4096, 8 << 20] {
+            let dir = TempDir::new("mapped-shrink");
+            let path = dir.file("f", &data);
+            let [mut mine, _] = both("cat", "cat");
+            let mut child = mine.args(opts).arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            // cat is now at most its output buffer, the pipe and a chunk ahead: under 1 MiB.
+            let mut first = vec![0u8; 128 << 10];
+            stdout.read_exact(&mut first).unwrap();
+            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
+            let mut rest = Vec::new();
+            stdout.read_to_end(&mut rest).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let label = format!("{opts:?} cut to {new_len}");
+            assert!(out.status.success() && out.stderr.is_empty(), "{label}: {out:?}");
+            let got = [first, rest].concat();
+            let want = run_piped_bytes("cat", opts, &data[..new_len as usize]);
+            assert!(got == want, "{label}: {} bytes, want {}", got.len(), want.len());
+        }
+    }
+    // A SIGBUS that another process sends (not a fault on the mapping) still kills, as GNU's.
+    use std::os::unix::process::ExitStatusExt;
+    let dir = TempDir::new("mapped-kill");
+    let path = dir.file("f", &data);
+    for cmd in both("cat", "cat") {
+        let mut cmd = cmd;
+        let mut child = cmd.arg("-n").arg(&path).stdout(Stdio::piped()).spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = vec![0u8; 128 << 10];
+        stdout.read_exact(&mut first).unwrap();
+        // SAFETY: kill() with the pid of our own child, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGBUS) }, 0);
+        let status = child.wait().unwrap();
+        drop(stdout);
+        assert_eq!(status.signal(), Some(libc::SIGBUS), "{:?}: {status:?}", cmd.get_program());
+    }
+}
+
 /// GNU cat's output for `data` with `opts`.
 fn run_piped_bytes(tool: &str, opts: &[&str], data: &[u8]) -> Vec<u8> {
     let mut gnu = std::process::Command::new(oracle(tool));

@@ -38,6 +38,7 @@ impl Options {
 /// that counting and printing a number of up to seven digits are a few register operations and
 /// one 8-byte store: byte writes followed by an 8-byte load of the same bytes would stall on
 /// every line, as a load that spans several pending stores cannot be forwarded from them.
+#[derive(Clone)]
 pub struct LineCounter {
     /// Cells 0..LOW (the high digits; written only by `carry`), then room so that 16 bytes can
     /// be copied from any print start; cells LOW.. are stale except inside `carry`/`advance`.
@@ -189,6 +190,11 @@ impl OutBuf {
         self.len = 0;
     }
 
+    /// Drops what was formatted past `len` bytes.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
         self.data[self.len..self.len + bytes.len()].copy_from_slice(bytes);
@@ -215,6 +221,7 @@ impl OutBuf {
 }
 
 /// The state that carries across chunks and files.
+#[derive(Clone)]
 pub struct Formatter {
     opts: Options,
     /// GNU's `newlines`: -1 inside a line, 0 at the start of a line, 1 after one empty line,

@@ -30,6 +30,12 @@ const OUTPUT_FLUSH: usize = 128 * 1024;
 /// Formatting reads this much at a time: 64 KiB stays in L2, so the kernel's copy costs a third
 /// less system time than with 128 KiB (cat -n of 200 MB: 78 against 84 ms in all).
 const FORMAT_READ: usize = 64 * 1024;
+/// Regular files with at least this much left are formatted from a mapping of the file (Linux):
+/// no copy into a read buffer (200 MB, hyperfine: cat -A 68.0 -> 61.5 ms, cat -n 75.7 -> 68.3).
+const MAP_MIN: u64 = 1 << 20;
+/// Files are mapped this much at a time: mapped pages count in the resident set, which stays
+/// small (a 1 GiB line under -n: 6 MiB peak), and windows of 4, 16 or 64 MiB measured the same.
+const MAP_WINDOW: u64 = 4 << 20;
 
 /// Runs `cat` with `args` (without the program name); returns the exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -217,6 +223,7 @@ impl Cat {
         let may_block = info.kind != FileKind::Regular;
         if !may_block {
             platform::advise_sequential(fd);
+            self.format_mapped(fd, info)?;
         }
         loop {
             if may_block && !self.out_buf.is_empty() && platform::bytes_available(fd).unwrap_or(0) == 0 {
@@ -238,6 +245,79 @@ impl Cat {
             }
         }
         self.flush().map_err(CopyError::Write)
+    }
+
+    /// A regular file with at least MAP_MIN bytes left is formatted straight from the page
+    /// cache, MAP_WINDOW bytes at a time, in FORMAT_READ chunks as if read; then the offset is
+    /// set past what was formatted, and the read loop takes what remains (a file that grew, a
+    /// tail under MAP_MIN). A file that shrank under the mapping: a chunk that may hold bytes
+    /// past the new end (the SIGBUS handler cut the mapping, or the chunk ends where the
+    /// window does) is checked against fstat's size, and what lies past it is formatted again
+    /// from a state saved before the chunk, so no byte the file did not hold is written.
+    fn format_mapped(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
+        if !platform::MAPPED_FILES {
+            return Ok(());
+        }
+        let Ok(mut pos) = platform::current_offset(fd) else {
+            return Ok(());
+        };
+        let start = pos;
+        while info.size.saturating_sub(pos) >= MAP_MIN {
+            let len = (info.size - pos).min(MAP_WINDOW) as usize;
+            let Ok(map) = platform::Mapping::new(fd, pos, len) else {
+                break;
+            };
+            let (done, whole) = self.format_window(fd, pos, &map)?;
+            pos += done as u64;
+            if !whole {
+                break;
+            }
+        }
+        if pos != start {
+            platform::seek_to(fd, pos).map_err(CopyError::Read)?;
+        }
+        Ok(())
+    }
+
+    /// Formats one mapped window (see `format_mapped`); returns how many of its bytes were
+    /// the file's and formatted, and whether that is all of it.
+    fn format_window(&mut self, fd: Fd, pos: u64, map: &platform::Mapping) -> Result<(usize, bool), CopyError> {
+        let bytes = map.bytes();
+        // Chunks end at file offsets that are multiples of FORMAT_READ, so each chunk's end is
+        // the start of a page of the mapping, which `touch` can probe.
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = ((pos + at as u64) / FORMAT_READ as u64 + 1) * FORMAT_READ as u64 - pos;
+            let end = (end as usize).min(bytes.len());
+            let formatter = self.formatter.as_mut().expect("format mode has a formatter");
+            let saved = formatter.clone();
+            let before = self.out_buf.len();
+            formatter.feed(&bytes[at..end], &mut self.out_buf);
+            if end < bytes.len() {
+                // The page after the chunk: past the file's end, this cuts the mapping.
+                map.touch(end);
+            }
+            let cut = map.cut();
+            if cut.is_some() || end == bytes.len() {
+                let size = platform::fstat(fd).map_err(CopyError::Read)?.size;
+                let real = (size.saturating_sub(pos) as usize).min(cut.unwrap_or(usize::MAX));
+                if real < end {
+                    *formatter = saved;
+                    self.out_buf.truncate(before);
+                    let real = real.max(at);
+                    formatter.feed(&bytes[at..real], &mut self.out_buf);
+                    return Ok((real, false));
+                }
+                if cut.is_some() {
+                    return Ok((end, false));
+                }
+            }
+            at = end;
+            if self.out_buf.len() >= OUTPUT_FLUSH {
+                self.flush().map_err(CopyError::Write)?;
+            }
+        }
+        Ok((bytes.len(), true))
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -10,6 +10,7 @@
 mod buffer;
 pub mod cpu;
 mod locale;
+mod mapped;
 mod pipe;
 pub mod simd;
 
@@ -17,6 +18,7 @@ pub use buffer::PageBuffer;
 pub use locale::{
     Charset, MbDecoder, MbStep, char_width, charset, ctype, is_printable_byte, is_printable_wide, is_space_wide,
 };
+pub use mapped::{MAPPED_FILES, Mapping};
 pub use pipe::{
     COPY_FILE_RANGE, ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice,
 };
@@ -155,6 +157,14 @@ pub fn current_offset(fd: Fd) -> io::Result<u64> {
 pub fn seek_relative(fd: Fd, delta: i64) -> io::Result<u64> {
     // SAFETY: lseek takes and returns plain integers.
     let pos = unsafe { libc::lseek(fd, delta as libc::off_t, libc::SEEK_CUR) };
+    if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
+}
+
+/// Sets `fd`'s offset to `pos` (`lseek(fd, pos, SEEK_SET)`).
+pub fn seek_to(fd: Fd, pos: u64) -> io::Result<u64> {
+    let pos = libc::off_t::try_from(pos).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: lseek takes and returns plain integers.
+    let pos = unsafe { libc::lseek(fd, pos, libc::SEEK_SET) };
     if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
 }
 

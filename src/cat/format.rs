@@ -357,6 +357,7 @@ impl Formatter {
         let mut blocks = input.chunks_exact(64);
         let mut base = 0;
         for block in &mut blocks {
+            platform::simd::prefetch_ahead(input, base);
             let mut mask = m.eq(block.try_into().unwrap(), b'\n');
             while mask != 0 {
                 let end = base + mask.trailing_zeros() as usize;
@@ -390,6 +391,7 @@ impl Formatter {
         let mut start = 0;
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
+            platform::simd::prefetch_ahead(input, base);
             let mut mask = m.eq(input[base..base + 64].try_into().unwrap(), b'\n');
             while mask != 0 {
                 let end = base + mask.trailing_zeros() as usize + 1;
@@ -430,6 +432,7 @@ impl Formatter {
     fn feed_nonprinting<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
+            platform::simd::prefetch_ahead(input, base);
             self.nonprinting_block(m, input, base, 64, out);
         }
         if full < input.len() {
@@ -585,6 +588,7 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
     let full = input.len() / 64 * 64;
     let mut done = 0;
     for base in (0..full).step_by(64) {
+        platform::simd::prefetch_ahead(input, base);
         let mut mask = m.control_or_high(input[base..base + 64].try_into().unwrap());
         if mask.count_ones() > 16 {
             // Mostly bytes that need notation (binary data): byte by byte through the table,

@@ -272,4 +272,11 @@ fn formatting_a_large_regular_file_reads_none_of_it() {
             assert!(reads.len() > data.len() >> 16, "{opts:?}: {} reads\n{trace}", reads.len());
         }
     }
+    // Files of /proc and /sys (which may map device memory, or say sizes that mean nothing)
+    // are never mapped, whatever their size; files here are (not in the portable build).
+    use std::os::fd::AsRawFd;
+    let proc_file = std::fs::File::open("/proc/self/status").unwrap();
+    assert!(rapidutils::platform::Mapping::new(proc_file.as_raw_fd(), 0, 1 << 20).is_err());
+    let file = std::fs::File::open(&src).unwrap();
+    assert_eq!(rapidutils::platform::Mapping::new(file.as_raw_fd(), 0, 1 << 20).is_ok(), ZERO_COPY);
 }

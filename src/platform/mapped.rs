@@ -82,6 +82,31 @@ mod imp {
         });
     }
 
+    /// Whether `fd`'s file system keeps plain file data in the page cache, mapped as `read`
+    /// would read it: disk and memory file systems. Not /proc, /sys, debugfs and the like,
+    /// whose files may map device memory or have sizes that say nothing of what `read` gives.
+    fn plain_file_system(fd: Fd) -> bool {
+        const PLAIN: [i64; 8] = [
+            0xef53,      // ext2, ext3, ext4
+            0x5846_5342, // xfs
+            0x9123_683e, // btrfs
+            0x0102_1994, // tmpfs
+            0xf2f5_2010, // f2fs
+            0x2fc1_2fc1, // zfs
+            0x794c_7630, // overlayfs
+            0xcafe_4a11, // bcachefs
+        ];
+        // SAFETY: an all-zero statfs is a valid value of this plain C struct.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: st is a valid, writable statfs buffer.
+        if unsafe { libc::fstatfs(fd, &mut st) } != 0 {
+            return false;
+        }
+        #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
+        let kind = st.f_type as i64;
+        PLAIN.contains(&kind)
+    }
+
     pub struct Mapping {
         addr: usize,
         map_len: usize,
@@ -96,6 +121,9 @@ mod imp {
             let map_len = skip.checked_add(len).ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
             let aligned =
                 libc::off_t::try_from(offset - skip as u64).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+            if !plain_file_system(fd) {
+                return Err(io::Error::from(io::ErrorKind::Unsupported));
+            }
             install_handler();
             // SAFETY: a new private read-only mapping with no address hint; the result is checked.
             let ptr =
@@ -179,7 +207,9 @@ pub struct Mapping(imp::Mapping);
 
 impl Mapping {
     /// Maps `len` bytes of `fd` from `offset` (any offset; the mapping starts at its page).
-    /// Fails where files are not mapped (see `MAPPED_FILES`) or the file cannot be.
+    /// Fails where files are not mapped (see `MAPPED_FILES`), on file systems other than disk
+    /// and memory ones (ext2/3/4, xfs, btrfs, tmpfs, f2fs, zfs, overlayfs, bcachefs), or when
+    /// the file cannot be mapped.
     pub fn new(fd: Fd, offset: u64, len: usize) -> io::Result<Mapping> {
         imp::Mapping::new(fd, offset, len).map(Mapping)
     }

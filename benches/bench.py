@@ -133,8 +133,8 @@ def suite_yes(args):
             for name, argv in impls.items():
                 probe = pipe_throughput(argv + [word], mode, 256 << 20, args.cross_core)
                 nbytes[name] = max(256 << 20, int(probe * target_secs * (1 << 30)) // 4096 * 4096)
-            for _ in range(args.rounds):
-                for name, argv in impls.items():
+            for rnd in range(args.rounds):
+                for name, argv in rotated(impls, rnd):
                     results[case][name].append(pipe_throughput(argv + [word], mode, nbytes[name], args.cross_core))
     where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
     report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results)
@@ -210,6 +210,16 @@ def prepare_inputs():
     return text, big, [os.path.join(small, f"f{i}") for i in range(10000)]
 
 
+def rotated(impls, rnd):
+    """The implementations in round `rnd`'s order: each round starts one further along, so a
+    stall that hits whoever runs first after some event (ext4 commits the previous run's 1 GiB
+    output file while the next one writes: ~2 s, measured 2026-11-30) is not always the same
+    implementation's."""
+    items = list(impls.items())
+    k = rnd % len(items)
+    return items[k:] + items[:k]
+
+
 def wall_time(argv, stdout, pinned=True):
     """Seconds for one run of argv pinned to CPU 0 (unless not `pinned`), with stdout to DEVNULL
     or a file path. A file output is removed and the page cache's dirty data written back before
@@ -256,8 +266,8 @@ def suite_cat(args):
     results = {}
     for case, (make, stdout, gib) in cases.items():
         per = {name: [] for name in impls}
-        for _ in range(args.rounds):
-            for name, argv in impls.items():
+        for rnd in range(args.rounds):
+            for name, argv in rotated(impls, rnd):
                 secs = wall_time(make(argv), stdout)
                 per[name].append(gib / secs if gib else secs * 1000)
         results[case] = per
@@ -269,8 +279,8 @@ def suite_cat(args):
     pipe = {}
     case = "cat 1G into splice reader"
     pipe[case] = {name: [] for name in impls}
-    for _ in range(args.rounds):
-        for name, argv in impls.items():
+    for rnd in range(args.rounds):
+        for name, argv in rotated(impls, rnd):
             pipe[case][name].append(pipe_throughput(argv + [big], "splice", os.path.getsize(big), args.cross_core))
     where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
     report(f"cat into a pipe ({where})", "GiB/s, median", pipe)
@@ -306,16 +316,16 @@ def suite_wc(args):
                 continue
             case = f"wc {' '.join(o) or '(default)'} 200M, {locale}"
             per = {name: [] for name in impls}
-            for _ in range(args.rounds):
-                for name, argv in impls.items():
+            for rnd in range(args.rounds):
+                for name, argv in rotated(impls, rnd):
                     per[name].append(size / wall_time(argv + o + [text], None))
             results[case] = per
     os.environ.pop("LC_ALL", None)
     report(f"wc on 200 MB of English-like UTF-8 text, cached, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", results)
     pipe = {"cat 200M | wc -c": {name: [] for name in impls}}
     many = {"wc 10,000 files of 1 KiB": {name: [] for name in impls}}
-    for _ in range(args.rounds):
-        for name, argv in impls.items():
+    for rnd in range(args.rounds):
+        for name, argv in rotated(impls, rnd):
             start = time.perf_counter()
             p1 = subprocess.Popen(pin(0) + ["cat", text], stdout=subprocess.PIPE)
             subprocess.run(pin(0) + argv + ["-c"], stdin=p1.stdout, stdout=subprocess.DEVNULL, check=True)
@@ -333,8 +343,8 @@ def suite_wc(args):
     for o in (["-l"], [], ["-m"], ["-L"]):
         case = f"wc {' '.join(o) or '(default)'} 1G, C.UTF-8, unpinned"
         unpinned[case] = {name: [] for name in impls}
-        for _ in range(args.rounds):
-            for name, argv in impls.items():
+        for rnd in range(args.rounds):
+            for name, argv in rotated(impls, rnd):
                 unpinned[case][name].append(gib / wall_time(argv + o + [big], None, pinned=False))
     os.environ.pop("LC_ALL", None)
     report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned)

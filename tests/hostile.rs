@@ -236,6 +236,60 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
         drop(stdout);
         assert_eq!(status.signal(), Some(libc::SIGBUS), "{:?}: {status:?}", cmd.get_program());
     }
+    // SIGBUS ignored by the parent: kill -BUS changes nothing (cat maps nothing then, so as not
+    // to replace the disposition). SIGBUS blocked: a fault would kill whatever the handler, so
+    // cat maps nothing and a file that shrinks ends as with read. Both as GNU.
+    for blocked in [false, true] {
+        for cmd in both("cat", "cat") {
+            let path = dir.file("g", &data);
+            let mut cmd = cmd;
+            cmd.arg("-n").arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped());
+            // SAFETY: between fork and exec only async-signal-safe calls (signal, sigprocmask
+            // on a local set) are made.
+            unsafe {
+                use std::os::unix::process::CommandExt;
+                cmd.pre_exec(move || {
+                    if blocked {
+                        let mut set: libc::sigset_t = std::mem::zeroed();
+                        libc::sigemptyset(&mut set);
+                        libc::sigaddset(&mut set, libc::SIGBUS);
+                        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                    } else {
+                        libc::signal(libc::SIGBUS, libc::SIG_IGN);
+                    }
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            let mut first = vec![0u8; 128 << 10];
+            stdout.read_exact(&mut first).unwrap();
+            let new_len = if blocked {
+                std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(5_000_000).unwrap();
+                5_000_000
+            } else {
+                // SAFETY: kill() with the pid of our own child, which has not been waited for.
+                assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGBUS) }, 0);
+                data.len()
+            };
+            let mut rest = Vec::new();
+            stdout.read_to_end(&mut rest).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let label = format!("{:?} SIGBUS {}", cmd.get_program(), if blocked { "blocked" } else { "ignored" });
+            assert!(out.status.success() && out.stderr.is_empty(), "{label}: {out:?}");
+            assert!([first, rest].concat() == run_piped_bytes("cat", &["-n"], &data[..new_len]), "{label}");
+        }
+    }
+    // A formatting cat that stops early (a write error) leaves a shared stdin's offset past
+    // what it formatted, not at the start: the next reader goes on from there (GNU: from after
+    // its last read).
+    let path = dir.file("h", &data);
+    let mut sh = std::process::Command::new("bash");
+    sh.arg("-c").arg("{ \"$CAT\" -n > /dev/full; wc -c; } < \"$F\"").env("CAT", ours("cat")).env("F", &path);
+    let out = run_piped(sh, None);
+    assert_eq!(out.stderr_text(), "cat: write error: No space left on device\n");
+    let left: usize = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    assert!(left > 0 && left <= data.len() - (64 << 10), "{left} bytes left of {}", data.len());
 }
 
 /// GNU cat's output for `data` with `opts`.

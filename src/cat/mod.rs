@@ -314,6 +314,9 @@ impl Cat {
             }
             at = end;
             if self.out_buf.len() >= OUTPUT_FLUSH {
+                // The offset first, past what the output holds, as after reads: if the write
+                // fails or a signal ends cat, a next reader of a shared stdin goes on from there.
+                platform::seek_to(fd, pos + at as u64).map_err(CopyError::Read)?;
                 self.flush().map_err(CopyError::Write)?;
             }
         }

@@ -20,7 +20,7 @@ mod imp {
     use std::ffi::{c_int, c_void};
     use std::io;
     use std::sync::Once;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, compiler_fence};
 
     /// The live mapping's first address (0: none) and length, and the offset into it of the
     /// first page replaced after a SIGBUS (usize::MAX: none).
@@ -29,13 +29,17 @@ mod imp {
     static CUT: AtomicUsize = AtomicUsize::new(usize::MAX);
     static PAGE: AtomicUsize = AtomicUsize::new(0);
     static HANDLER: Once = Once::new();
+    /// Whether the handler is in place (see `install_handler`).
+    static HANDLED: AtomicBool = AtomicBool::new(false);
 
     extern "C" fn on_sigbus(_: c_int, info: *mut libc::siginfo_t, _: *mut c_void) {
         // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
         let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
         let (start, len, page) =
             (START.load(Ordering::SeqCst), LEN.load(Ordering::SeqCst), PAGE.load(Ordering::SeqCst));
-        if code > 0 && start != 0 && addr >= start && addr < start + len {
+        // A read past the end of a mapped file is a BUS_ADRERR (BUS_OBJERR: an I/O error behind
+        // the page); anything else (a signal sent by kill, a machine-check report) is not ours.
+        if (code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) && start != 0 && addr >= start && addr < start + len {
             let from = addr & !(page - 1);
             // SAFETY: [from, start + len) lies inside the live mapping, which only this module
             // owns; replacing it with anonymous zero pages (same protection) leaves every
@@ -55,31 +59,44 @@ mod imp {
                 return;
             }
         }
-        // Not ours: the default action. A fault repeats when this returns; a signal sent by
-        // kill() is raised again (it stays pending until the handler returns).
+        // Not ours (or the mapping could not be replaced): the default action it had before the
+        // handler (see install_handler). Raised again, it is delivered when this returns.
         // SAFETY: signal() and raise() are async-signal-safe system calls.
         unsafe {
             libc::signal(libc::SIGBUS, libc::SIG_DFL);
-            if code <= 0 {
-                libc::raise(libc::SIGBUS);
-            }
+            libc::raise(libc::SIGBUS);
         }
     }
 
-    fn install_handler() {
+    /// Installs the SIGBUS handler once, if SIGBUS is at its default action and not blocked:
+    /// ignored (`trap '' BUS`) it must stay ignored, and blocked, a fault kills whatever the
+    /// handler. Returns whether it is in place (otherwise nothing is mapped).
+    fn install_handler() -> bool {
         HANDLER.call_once(|| {
             PAGE.store(super::super::page_size(), Ordering::SeqCst);
-            // SAFETY: an all-zero sigaction is a valid value of this plain C struct; the fields
-            // set below make it an SA_SIGINFO handler with an empty mask.
-            let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
-            action.sa_sigaction = on_sigbus as *const () as usize;
-            action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
-            // SAFETY: sa_mask is a valid sigset_t inside `action`; sigaction reads `action`.
+            // SAFETY: all-zero sigset_t and sigaction are valid values of these plain C structs;
+            // the calls only read and write them.
             unsafe {
+                let mut mask: libc::sigset_t = std::mem::zeroed();
+                if libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) != 0
+                    || libc::sigismember(&mask, libc::SIGBUS) != 0
+                {
+                    return;
+                }
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                    return;
+                }
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_sigbus as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
                 libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+                if libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut()) == 0 {
+                    HANDLED.store(true, Ordering::SeqCst);
+                }
             }
         });
+        HANDLED.load(Ordering::SeqCst)
     }
 
     /// Whether `fd`'s file system keeps plain file data in the page cache, mapped as `read`
@@ -124,7 +141,9 @@ mod imp {
             if !plain_file_system(fd) {
                 return Err(io::Error::from(io::ErrorKind::Unsupported));
             }
-            install_handler();
+            if !install_handler() {
+                return Err(io::Error::from(io::ErrorKind::Unsupported));
+            }
             // SAFETY: a new private read-only mapping with no address hint; the result is checked.
             let ptr =
                 unsafe { libc::mmap(std::ptr::null_mut(), map_len, libc::PROT_READ, libc::MAP_PRIVATE, fd, aligned) };
@@ -149,8 +168,13 @@ mod imp {
             // SAFETY: [addr, addr + map_len) stays mapped and readable until drop: pages past
             // the file's end are replaced by zero pages by the SIGBUS handler, never unmapped.
             // The bytes are those of the page cache, which another process may change while we
-            // read them (as with every reader that maps files); the callers treat them as
-            // arbitrary bytes and keep no invariant about them across reads.
+            // read them (as with every reader that maps files), and so may the handler (file
+            // bytes to zeros): Rust's model assumes bytes behind a shared reference do not
+            // change. What makes this acceptable here: the only reader is cat's formatter
+            // (hence pub(crate)), which treats the bytes as arbitrary values, derives no length,
+            // index bound or other invariant from a byte that a second read of the same byte
+            // would have to confirm (every byte indexes 256-entry tables or is copied), so a
+            // changed byte can change the output, never memory safety.
             unsafe { std::slice::from_raw_parts((self.addr + self.skip) as *const u8, self.len) }
         }
 
@@ -161,6 +185,9 @@ mod imp {
         }
 
         pub fn cut(&self) -> Option<usize> {
+            // The reads of the mapping before this call (the caller's formatting, `touch`) are
+            // not moved after the load below by the compiler.
+            compiler_fence(Ordering::SeqCst);
             match CUT.load(Ordering::SeqCst) {
                 usize::MAX => None,
                 cut => Some(cut.saturating_sub(self.skip)),
@@ -215,18 +242,18 @@ impl Mapping {
     }
 
     /// The file's bytes as they are when read; zeros from `cut()` on.
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         self.0.bytes()
     }
 
     /// Reads `bytes()[at]` now: past the file's current end this sets `cut()`.
-    pub fn touch(&self, at: usize) {
+    pub(crate) fn touch(&self, at: usize) {
         self.0.touch(at)
     }
 
     /// Where the file was found to end (a SIGBUS): from there on, `bytes()` are zeros, not the
     /// file's. None while every page touched was the file's.
-    pub fn cut(&self) -> Option<usize> {
+    pub(crate) fn cut(&self) -> Option<usize> {
         self.0.cut()
     }
 }

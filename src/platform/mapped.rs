@@ -102,7 +102,7 @@ mod imp {
     /// Whether `fd`'s file system keeps plain file data in the page cache, mapped as `read`
     /// would read it: disk and memory file systems. Not /proc, /sys, debugfs and the like,
     /// whose files may map device memory or have sizes that say nothing of what `read` gives.
-    fn plain_file_system(fd: Fd) -> bool {
+    pub fn plain_file_system(fd: Fd) -> bool {
         const PLAIN: [i64; 8] = [
             0xef53,      // ext2, ext3, ext4
             0x5846_5342, // xfs
@@ -211,6 +211,10 @@ mod imp {
 
     pub struct Mapping(());
 
+    pub fn plain_file_system(_: Fd) -> bool {
+        false
+    }
+
     impl Mapping {
         pub fn new(_: Fd, _: u64, _: usize) -> io::Result<Mapping> {
             Err(io::Error::from(io::ErrorKind::Unsupported))
@@ -228,15 +232,23 @@ mod imp {
     }
 }
 
+/// Whether files on `fd`'s file system are mapped (false where `MAPPED_FILES` is): disk and
+/// memory file systems (ext2/3/4, xfs, btrfs, tmpfs, f2fs, zfs, overlayfs, bcachefs), never
+/// /proc, /sys and the like.
+pub fn maps_files_on(fd: Fd) -> bool {
+    imp::plain_file_system(fd)
+}
+
 /// A read-only view of `len` bytes of a regular file from `offset`, straight from the page
 /// cache. One at a time per process (a second `new` fails with EBUSY).
 pub struct Mapping(imp::Mapping);
 
 impl Mapping {
     /// Maps `len` bytes of `fd` from `offset` (any offset; the mapping starts at its page).
-    /// Fails where files are not mapped (see `MAPPED_FILES`), on file systems other than disk
-    /// and memory ones (ext2/3/4, xfs, btrfs, tmpfs, f2fs, zfs, overlayfs, bcachefs), or when
-    /// the file cannot be mapped.
+    /// Fails where files are not mapped (see `MAPPED_FILES`), on other file systems than
+    /// `maps_files_on` accepts, when SIGBUS is not at its default action or is blocked (the
+    /// handler that makes a shrinking file safe could not work), or when the file cannot be
+    /// mapped.
     pub fn new(fd: Fd, offset: u64, len: usize) -> io::Result<Mapping> {
         imp::Mapping::new(fd, offset, len).map(Mapping)
     }

@@ -18,7 +18,7 @@ pub use buffer::PageBuffer;
 pub use locale::{
     Charset, MbDecoder, MbStep, char_width, charset, ctype, is_printable_byte, is_printable_wide, is_space_wide,
 };
-pub use mapped::{MAPPED_FILES, Mapping};
+pub use mapped::{MAPPED_FILES, Mapping, maps_files_on};
 pub use pipe::{
     COPY_FILE_RANGE, ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice,
 };

@@ -15,6 +15,7 @@ per-round ratio rapidutils / best peer (the best of the others in that same roun
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -141,6 +142,9 @@ def suite_yes(args):
 
 
 BENCH_DIR = "/tmp/ru-bench"
+# Output of the file-copy case on a memory file system: the page-cache copy alone, without the
+# disk's writeback and discard stalls.
+SHM_OUT = "/dev/shm/ru-bench-out"
 
 
 def prepare_inputs():
@@ -211,13 +215,14 @@ def prepare_inputs():
 
 
 def rotated(impls, rnd):
-    """The implementations in round `rnd`'s order: each round starts one further along, so a
-    stall that hits whoever runs first after some event (ext4 commits the previous run's 1 GiB
-    output file while the next one writes: ~2 s, measured 2026-11-30) is not always the same
-    implementation's."""
+    """The implementations in round `rnd`'s order, a fixed shuffle per round: who runs just after
+    whom changes from round to round. It matters for writes to ext4 mounted with `discard`
+    (this VM's root): deleting the 1 GiB file a run wrote makes the next writer wait ~1.5 s in
+    most runs after busybox's (measured 2026-11-30); a rotation kept the same neighbours, so
+    that stall fell on the same implementation in every round."""
     items = list(impls.items())
-    k = rnd % len(items)
-    return items[k:] + items[:k]
+    random.Random(rnd).shuffle(items)
+    return items
 
 
 def wall_time(argv, stdout, pinned=True):
@@ -259,6 +264,7 @@ def suite_cat(args):
     cases = {
         "cat 1G > /dev/null": (lambda a: a + [big], None, size_big),
         "cat 1G > file": (lambda a: a + [big], out_file, size_big),
+        "cat 1G > file on tmpfs": (lambda a: a + [big], SHM_OUT, size_big),
         "cat -n 200M > /dev/null": (lambda a: a + ["-n", text], None, size_text),
         "cat -A 200M > /dev/null": (lambda a: a + ["-A", text], None, size_text),
         "cat 10,000 files of 1 KiB > /dev/null": (lambda a: a + small, None, None),
@@ -271,7 +277,9 @@ def suite_cat(args):
                 secs = wall_time(make(argv), stdout)
                 per[name].append(gib / secs if gib else secs * 1000)
         results[case] = per
-    os.unlink(out_file)
+    for path in (out_file, SHM_OUT):
+        if os.path.exists(path):
+            os.unlink(path)
     throughput = {k: v for k, v in results.items() if cases[k][2]}
     report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", throughput)
     timed = {k: v for k, v in results.items() if not cases[k][2]}

@@ -216,10 +216,10 @@ def prepare_inputs():
 
 def rotated(impls, rnd):
     """The implementations in round `rnd`'s order, a fixed shuffle per round: who runs just after
-    whom changes from round to round. It matters for writes to ext4 mounted with `discard`
-    (this VM's root): deleting the 1 GiB file a run wrote makes the next writer wait ~1.5 s in
-    most runs after busybox's (measured 2026-11-30); a rotation kept the same neighbours, so
-    that stall fell on the same implementation in every round."""
+    whom changes from round to round. Writes of 1 GiB to this VM's ext4 (mounted with `discard`)
+    stall for 1.3-2 s in irregular runs; in one experiment (2026-11-30) the run right after
+    busybox's stalled in most rounds, and a rotation, which keeps the same neighbours, put
+    rapidutils there in every round."""
     items = list(impls.items())
     random.Random(rnd).shuffle(items)
     return items

@@ -3,7 +3,8 @@
 //!
 //! A mapped file can shrink under us. Touching a page past its new end raises SIGBUS, which
 //! would kill the process where `read` would have returned a short count. A SIGBUS handler
-//! (installed with the first mapping) replaces the mapping from the faulting page on with
+//! (installed with the first mapping, and only if SIGBUS is at its default action and not
+//! blocked: otherwise nothing is mapped) replaces the mapping from the faulting page on with
 //! zero-filled anonymous pages and records where that happened: the access then completes, and
 //! the caller asks `cut()` and reads the rest the ordinary way. A SIGBUS that is not about the
 //! live mapping gets the default action, as without the handler.
@@ -103,7 +104,7 @@ mod imp {
     /// would read it: disk and memory file systems. Not /proc, /sys, debugfs and the like,
     /// whose files may map device memory or have sizes that say nothing of what `read` gives.
     pub fn plain_file_system(fd: Fd) -> bool {
-        const PLAIN: [i64; 8] = [
+        const PLAIN: [u32; 8] = [
             0xef53,      // ext2, ext3, ext4
             0x5846_5342, // xfs
             0x9123_683e, // btrfs
@@ -119,8 +120,8 @@ mod imp {
         if unsafe { libc::fstatfs(fd, &mut st) } != 0 {
             return false;
         }
-        #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
-        let kind = st.f_type as i64;
+        // The magic numbers are 32-bit; f_type is a signed word of the target's width.
+        let kind = st.f_type as u32;
         PLAIN.contains(&kind)
     }
 

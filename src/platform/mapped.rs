@@ -114,15 +114,7 @@ mod imp {
             0x794c_7630, // overlayfs
             0xcafe_4a11, // bcachefs
         ];
-        // SAFETY: an all-zero statfs is a valid value of this plain C struct.
-        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-        // SAFETY: st is a valid, writable statfs buffer.
-        if unsafe { libc::fstatfs(fd, &mut st) } != 0 {
-            return false;
-        }
-        // The magic numbers are 32-bit; f_type is a signed word of the target's width.
-        let kind = st.f_type as u32;
-        PLAIN.contains(&kind)
+        super::super::file_system_magic(fd).is_some_and(|magic| PLAIN.contains(&magic))
     }
 
     pub struct Mapping {

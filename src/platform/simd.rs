@@ -958,30 +958,34 @@ mod imp {
         vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(s, s)))
     }
 
+    /// The mask of a block's bytes for which `test` (a compare of one 16-byte vector, all ones
+    /// where true) holds.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn mask(block: &[u8; 64], test: impl Fn(uint8x16_t) -> uint8x16_t) -> u64 {
+        bits(load(block).map(test))
+    }
+
     /// The mask of the bytes that are at least `byte`.
     #[target_feature(enable = "neon")]
     #[inline]
     fn ge(block: &[u8; 64], byte: u8) -> u64 {
-        let [a, b, c, d] = load(block);
         let x = vdupq_n_u8(byte);
-        bits([vcgeq_u8(a, x), vcgeq_u8(b, x), vcgeq_u8(c, x), vcgeq_u8(d, x)])
+        mask(block, |v| vcgeq_u8(v, x))
     }
 
     #[target_feature(enable = "neon")]
     #[inline]
     fn eq_mask64_neon(block: &[u8; 64], byte: u8) -> u64 {
-        let [a, b, c, d] = load(block);
         let x = vdupq_n_u8(byte);
-        bits([vceqq_u8(a, x), vceqq_u8(b, x), vceqq_u8(c, x), vceqq_u8(d, x)])
+        mask(block, |v| vceqq_u8(v, x))
     }
 
     #[target_feature(enable = "neon")]
     #[inline]
     fn control_or_high_mask64_neon(block: &[u8; 64]) -> u64 {
-        let v = load(block);
         let (space, del) = (vdupq_n_u8(0x20), vdupq_n_u8(0x7f));
-        let f = |v| vorrq_u8(vcltq_u8(v, space), vcgeq_u8(v, del));
-        bits([f(v[0]), f(v[1]), f(v[2]), f(v[3])])
+        mask(block, |v| vorrq_u8(vcltq_u8(v, space), vcgeq_u8(v, del)))
     }
 
     #[target_feature(enable = "neon")]

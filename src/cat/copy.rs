@@ -6,7 +6,7 @@
 //! |------------------|--------|-------------------|----------------------------------------|
 //! | regular file     | splice | copy_file_range (splice through a relay pipe on ext4 and tmpfs) | splice through a relay pipe (char devices such as /dev/null), else sendfile |
 //! | pipe             | splice | splice            | splice                                 |
-//! | other            | splice through a relay pipe | read/write | read/write            |
+//! | other (device, socket, tty) | splice through a relay pipe | splice through a relay pipe | splice through a relay pipe |
 //!
 //! The zero-copy calls use and advance the file offsets, so when one fails the read/write loop
 //! simply continues: nothing is lost or repeated. Any error from a zero-copy call (not only
@@ -59,7 +59,9 @@ fn method(input: FileKind, output: FileKind) -> Method {
         (Regular, Regular) => Method::CopyFileRange,
         (Regular, CharDevice) => Method::Relay,
         (Regular, _) => Method::Sendfile,
-        _ => Method::ReadWrite,
+        // A device, socket or terminal into a file, device or socket: through our own pipe,
+        // as GNU 9.12 does (its splice errors are then reported per side, cat-distinct-err).
+        _ => Method::Relay,
     }
 }
 
@@ -233,10 +235,10 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
     }
 }
 
-/// Regular file to a device through a private pipe: splice in, splice out. If splicing out
-/// fails in any way, what sits in the pipe is read back and written, and read/write takes over
-/// (a real output error then shows up in `write`, reported as GNU reports it; GNU 9.12 also
-/// falls back on any error of this call).
+/// Any input to a non-pipe output through a private pipe: splice in, splice out. When splicing
+/// out is not supported, what sits in the pipe is read back and written, and read/write takes
+/// over; a real error on either side is reported against that side as GNU 9.12 reports it
+/// (`cat: NAME: Input/output error` and the next input, or `cat: write error: ...` and stop).
 fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) -> ZeroCopy {
     loop {
         let filled = match platform::splice(input, relay_in, CHUNK) {
@@ -251,12 +253,13 @@ fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) 
             match platform::splice(relay_out, output, left) {
                 Ok(n) => left -= n,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => {
+                Err(err) if is_unsupported(&err) => {
                     if let Err(err) = drain(relay_out, left, output, buf) {
                         return ZeroCopy::Failed(err);
                     }
                     return ZeroCopy::Fallback(Some(err));
                 }
+                Err(err) => return ZeroCopy::Failed(CopyError::Write(err)),
             }
         }
     }

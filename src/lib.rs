@@ -38,7 +38,9 @@ pub fn tool_for_program(program: &OsStr) -> Option<&'static Tool> {
 pub fn run_tool(tool: &Tool, mut args: Vec<OsString>) -> i32 {
     let program = if args.is_empty() { OsString::from(tool.name) } else { args.remove(0) };
     diag::set_program_name(&program);
-    (tool.run)(args)
+    let status = (tool.run)(args);
+    // GNU's close_stdout: a diagnostic that could not be written fails the run.
+    if status == diag::EXIT_SUCCESS && diag::stderr_failed() { diag::EXIT_FAILURE } else { status }
 }
 
 /// The multi-call binary: dispatch on the program name, else on the first argument.
@@ -52,7 +54,7 @@ pub fn multicall_main(mut args: Vec<OsString>) -> i32 {
     let name = args.remove(1);
     let own_option = |text: &[u8]| {
         diag::set_program_name(OsStr::new("rapidutils"));
-        help::emit(text)
+        help::emit(text, help::Buffering::Full)
     };
     match name.as_bytes() {
         b"--help" => return own_option(multicall_help().as_bytes()),

@@ -359,13 +359,13 @@ fn every_simd_kernel_counts_the_same() {
             // The portable kernel always runs when asked; without the `portable` feature, SSE2
             // does too on x86-64 and NEON on aarch64 (the rest as the CPU allows).
             let said = |kernel: &str| &seen[kernels.iter().position(|k| *k == kernel).unwrap()];
-            assert!(said("portable").contains("using portable hardware support"), "{seen:?}");
+            assert!(said("portable").contains("RAPIDUTILS_SIMD: using portable\n"), "{seen:?}");
             if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
-                assert!(said("sse2").contains("using sse2 hardware support"), "{seen:?}");
+                assert!(said("sse2").contains("RAPIDUTILS_SIMD: using sse2\n"), "{seen:?}");
             } else if cfg!(all(target_arch = "aarch64", not(feature = "portable"))) {
-                assert!(said("neon").contains("using neon hardware support"), "{seen:?}");
+                assert!(said("neon").contains("RAPIDUTILS_SIMD: using neon\n"), "{seen:?}");
             } else {
-                assert!(seen.iter().all(|s| s.contains("using portable hardware support")), "{seen:?}");
+                assert!(seen.iter().all(|s| s.contains("RAPIDUTILS_SIMD: using portable\n")), "{seen:?}");
             }
         }
     }

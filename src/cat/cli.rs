@@ -1,13 +1,59 @@
 //! The `cat` command line: the one definition its parser, help, man page and completions use.
 //!
-//! Arguments are declared in the order of GNU's `long_options` table (it decides the order of
-//! "possibilities" in an ambiguous-option message); `display_order` gives the help's order.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
+//! texts from those pieces. Arguments are declared in the order of GNU's `long_options` table
+//! (it decides the order of "possibilities" in an ambiguous-option message); `display_order`
+//! gives the help's order.
 
-use crate::common::help::{help_arg, version_arg};
+use crate::common::help::{
+    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, help_arg, option_description, usage_lines, version_arg,
+};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
-fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, help: &'static str) -> Arg {
-    let arg = Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order).help(help);
+const USAGE: Piece = Piece::Printf(c"Usage: %s [OPTION]... [FILE]...\n");
+const DESCRIPTION: Piece = Piece::Text(c"Concatenate FILE(s) to standard output.\n");
+const SHOW_ALL: Piece = Piece::Option(c"  -A, --show-all           equivalent to -vET\n");
+const NUMBER_NONBLANK: Piece =
+    Piece::Option(c"  -b, --number-nonblank    number nonempty output lines, overrides -n\n");
+const E: Piece = Piece::Option(c"  -e                       equivalent to -vE\n");
+const SHOW_ENDS: Piece = Piece::Option(c"  -E, --show-ends          display $ or ^M$ at end of each line\n");
+const NUMBER: Piece = Piece::Option(c"  -n, --number             number all output lines\n");
+const SQUEEZE_BLANK: Piece = Piece::Option(c"  -s, --squeeze-blank      suppress repeated empty output lines\n");
+const T: Piece = Piece::Option(c"  -t                       equivalent to -vT\n");
+const SHOW_TABS: Piece = Piece::Option(c"  -T, --show-tabs          display TAB characters as ^I\n");
+const U: Piece = Piece::Option(c"  -u                       (ignored)\n");
+const SHOW_NONPRINTING: Piece =
+    Piece::Option(c"  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n");
+const EXAMPLES: Piece = Piece::Printf(
+    c"
+Examples:
+  %s f - g  Output f's contents, then standard input, then g's contents.
+  %s        Copy standard input to standard output.
+",
+);
+
+/// `cat --help`, as GNU 9.12 prints it (before its closing lines).
+pub const HELP: &[Piece] = &[
+    USAGE,
+    DESCRIPTION,
+    STDIN_NOTE,
+    SHOW_ALL,
+    NUMBER_NONBLANK,
+    E,
+    SHOW_ENDS,
+    NUMBER,
+    SQUEEZE_BLANK,
+    T,
+    SHOW_TABS,
+    U,
+    SHOW_NONPRINTING,
+    HELP_OPTION,
+    VERSION_OPTION,
+    EXAMPLES,
+];
+
+fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, piece: Piece) -> Arg {
+    let arg = Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order).help(option_description(piece));
     match long {
         Some(long) => arg.long(long),
         None => arg,
@@ -15,32 +61,24 @@ fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize,
 }
 
 pub fn command() -> Command {
+    let long_about = [DESCRIPTION, STDIN_NOTE].map(|p| p.msgid()).concat();
     Command::new("cat")
-        .override_usage("cat [OPTION]... [FILE]...")
+        .override_usage(usage_lines(USAGE, "cat"))
         .about("concatenate files and print on the standard output")
-        .long_about("Concatenate FILE(s) to standard output.\n\nWith no FILE, or when FILE is -, read standard input.")
-        .after_help(
-            "\nExamples:\n  {prog} f - g  Output f's contents, then standard input, then g's contents.\n  \
-             {prog}        Copy standard input to standard output.",
-        )
+        .long_about(long_about.trim_end().to_owned())
+        .after_help(EXAMPLES.msgid().replace("%s", "{prog}").trim_end().to_owned())
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(flag("number-nonblank", 'b', Some("number-nonblank"), 2, "number nonempty output lines, overrides -n"))
-        .arg(flag("number", 'n', Some("number"), 5, "number all output lines"))
-        .arg(flag("squeeze-blank", 's', Some("squeeze-blank"), 6, "suppress repeated empty output lines"))
-        .arg(flag(
-            "show-nonprinting",
-            'v',
-            Some("show-nonprinting"),
-            10,
-            "use ^ and M- notation, except for LFD and TAB",
-        ))
-        .arg(flag("show-ends", 'E', Some("show-ends"), 4, "display $ or ^M$ at end of each line"))
-        .arg(flag("show-tabs", 'T', Some("show-tabs"), 8, "display TAB characters as ^I"))
-        .arg(flag("show-all", 'A', Some("show-all"), 1, "equivalent to -vET"))
-        .arg(flag("e", 'e', None, 3, "equivalent to -vE"))
-        .arg(flag("t", 't', None, 7, "equivalent to -vT"))
-        .arg(flag("u", 'u', None, 9, "(ignored)"))
+        .arg(flag("number-nonblank", 'b', Some("number-nonblank"), 2, NUMBER_NONBLANK))
+        .arg(flag("number", 'n', Some("number"), 5, NUMBER))
+        .arg(flag("squeeze-blank", 's', Some("squeeze-blank"), 6, SQUEEZE_BLANK))
+        .arg(flag("show-nonprinting", 'v', Some("show-nonprinting"), 10, SHOW_NONPRINTING))
+        .arg(flag("show-ends", 'E', Some("show-ends"), 4, SHOW_ENDS))
+        .arg(flag("show-tabs", 'T', Some("show-tabs"), 8, SHOW_TABS))
+        .arg(flag("show-all", 'A', Some("show-all"), 1, SHOW_ALL))
+        .arg(flag("e", 'e', None, 3, E))
+        .arg(flag("t", 't', None, 7, T))
+        .arg(flag("u", 'u', None, 9, U))
         .arg(help_arg().display_order(11))
         .arg(version_arg().display_order(12))
         .arg(

@@ -13,6 +13,7 @@ pub mod format;
 pub use cli::command;
 
 use crate::common::getopt::Getopt;
+use crate::common::i18n::{tr, trf};
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
@@ -45,7 +46,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     for item in scan.by_ref() {
         let opt = match item {
             Ok(opt) => opt,
-            Err(err) => return diag::usage_error(&err.message()),
+            Err(err) => return err.report(),
         };
         match opt.id.as_str() {
             "number-nonblank" => {
@@ -61,8 +62,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
             "e" => (opts.show_nonprinting, opts.show_ends) = (true, true),
             "t" => (opts.show_nonprinting, opts.show_tabs) = (true, true),
             "u" => {}
-            "help" => return help::print_help(&cmd),
-            "version" => return help::emit(&help::version_text("cat")),
+            "help" => return help::print_help("cat", cli::HELP, help::Buffering::Full),
+            "version" => return help::print_version("cat", help::Buffering::Full),
             other => unreachable!("option {other} is in the table but not handled"),
         }
     }
@@ -73,7 +74,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let out_info = match platform::fstat(platform::STDOUT) {
         Ok(info) => info,
         Err(err) => {
-            diag::error_errno(b"standard output", &err);
+            diag::error_errno(tr(c"standard output"), &err);
             return diag::EXIT_FAILURE;
         }
     };
@@ -89,14 +90,14 @@ pub fn main(args: Vec<OsString>) -> i32 {
     match cat.run(&operands) {
         Ok(()) => {}
         Err(err) => {
-            diag::error_errno(b"write error", &err);
+            diag::error_errno(tr(c"write error"), &err);
             return diag::EXIT_FAILURE;
         }
     }
     if cat.read_stdin
         && let Err(err) = platform::close(platform::STDIN)
     {
-        diag::error_errno(b"closing standard input", &err);
+        diag::error_errno(tr(c"closing standard input"), &err);
         cat.ok = false;
     }
     if cat.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
@@ -169,9 +170,7 @@ impl Cat {
             }
         };
         if self.is_output(&in_info, fd) {
-            let mut message = quote::quotef(name);
-            message.extend_from_slice(b": input file is output file");
-            diag::error(&message);
+            diag::error(&trf(c"%s: input file is output file", &[&quote::quotef(name)]));
             self.ok = false;
             return Ok(());
         }

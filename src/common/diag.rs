@@ -6,11 +6,13 @@
 //! last component (`wc: f: No such file or directory`). The name is kept as raw bytes. Messages are assembled into one buffer and written with a
 //! single call so that they are never interleaved with other processes' output mid-line.
 
+use super::i18n::trf;
 use crate::platform;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub const EXIT_SUCCESS: i32 = 0;
 pub const EXIT_FAILURE: i32 = 1;
@@ -33,20 +35,36 @@ pub fn short_program_name() -> &'static [u8] {
     name.rsplit(|&b| b == b'/').next().unwrap_or(name)
 }
 
-/// Writes `bytes` to standard error, ignoring failures (there is nowhere left to report them).
+/// A write to standard error failed: GNU's `close_stdout` then ends the process with status 1
+/// even when everything else went well (`wc --debug 2>/dev/full`).
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a diagnostic could not be written.
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(Ordering::Relaxed)
+}
+
+/// Writes `bytes` to standard error; a failure is remembered (see [`stderr_failed`]), there is
+/// nowhere left to report it.
 pub fn write_stderr(bytes: &[u8]) {
     let mut rest = bytes;
     while !rest.is_empty() {
         match platform::write(platform::STDERR, rest) {
-            Ok(0) => return,
-            Ok(n) => rest = &rest[n..],
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
+            Ok(0) => break,
+            Ok(n) => {
+                rest = &rest[n..];
+                continue;
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         }
+    }
+    if !rest.is_empty() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
     }
 }
 
-/// Prints `prog: message` (message as raw bytes), GNU's `error (0, 0, ...)`.
+/// Prints `prog: message` (message as raw bytes, already translated), GNU's `error (0, 0, ...)`.
 pub fn error(message: &[u8]) {
     print_prefixed(short_program_name(), message);
 }
@@ -64,20 +82,24 @@ fn print_prefixed(prog: &[u8], message: &[u8]) {
 pub fn error_errno(context: &[u8], err: &io::Error) {
     let mut message = context.to_vec();
     message.extend_from_slice(b": ");
-    message.extend_from_slice(platform::strerror(platform::errno_of(err)).as_bytes());
+    message.extend_from_slice(&platform::strerror(platform::errno_of(err)));
     error(&message);
 }
 
 /// GNU's `emit_try_help`: `Try 'prog --help' for more information.`
 pub fn try_help() {
-    let mut line = b"Try '".to_vec();
-    line.extend_from_slice(program_name().as_bytes());
-    line.extend_from_slice(b" --help' for more information.\n");
-    write_stderr(&line);
+    write_stderr(&trf(c"Try '%s --help' for more information.\n", &[program_name().as_bytes()]));
 }
 
-/// A getopt complaint (`argv[0]: message`), then the `Try ... --help` line; returns the exit
-/// status GNU uses for usage errors.
+/// A usage error: `text` (complete lines, as getopt prints them), then the `Try ... --help`
+/// line; returns the exit status GNU uses for usage errors.
+pub fn usage_error_text(text: &[u8]) -> i32 {
+    write_stderr(text);
+    try_help();
+    EXIT_FAILURE
+}
+
+/// A usage error of our own (`argv[0]: message`), then the `Try ... --help` line.
 pub fn usage_error(message: &[u8]) -> i32 {
     print_prefixed(program_name().as_bytes(), message);
     try_help();

@@ -8,6 +8,7 @@
 //! options, operands permuted after options unless `POSIXLY_CORRECT` is set (or the tool asks
 //! for in-order scanning), `--` ending the options, and `-` as an operand.
 
+use super::i18n::{format, tr_libc};
 use clap::{Arg, Command};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -70,43 +71,39 @@ pub enum GetoptError {
 }
 
 impl GetoptError {
-    /// The message glibc prints after `prog: `.
-    pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::new();
+    /// The lines glibc's getopt prints, translated from the C library's catalog as glibc's
+    /// are, with `prog` (argv[0] as given) where glibc puts it.
+    pub fn render(&self, prog: &[u8]) -> Vec<u8> {
         match self {
             GetoptError::Unrecognized(text) => {
-                m.extend_from_slice(b"unrecognized option '--");
-                m.extend_from_slice(text);
-                m.push(b'\'');
+                format(tr_libc(c"%s: unrecognized option '%s%s'\n"), &[prog, b"--", text])
             }
             GetoptError::Ambiguous(text, names) => {
-                m.extend_from_slice(b"option '--");
-                m.extend_from_slice(text);
-                m.extend_from_slice(b"' is ambiguous; possibilities:");
+                let mut m = format(tr_libc(c"%s: option '%s%s' is ambiguous; possibilities:"), &[prog, b"--", text]);
                 for name in names {
                     m.extend_from_slice(b" '--");
                     m.extend_from_slice(name.as_bytes());
                     m.push(b'\'');
                 }
+                m.push(b'\n');
+                m
             }
             GetoptError::NoArgumentAllowed(name) => {
-                m.extend_from_slice(format!("option '--{name}' doesn't allow an argument").as_bytes())
+                format(tr_libc(c"%s: option '%s%s' doesn't allow an argument\n"), &[prog, b"--", name.as_bytes()])
             }
             GetoptError::ArgumentRequired(name) => {
-                m.extend_from_slice(format!("option '--{name}' requires an argument").as_bytes())
+                format(tr_libc(c"%s: option '%s%s' requires an argument\n"), &[prog, b"--", name.as_bytes()])
             }
-            GetoptError::InvalidShort(c) => {
-                m.extend_from_slice(b"invalid option -- '");
-                m.push(*c);
-                m.push(b'\'');
-            }
+            GetoptError::InvalidShort(c) => format(tr_libc(c"%s: invalid option -- '%c'\n"), &[prog, &[*c]]),
             GetoptError::ShortArgumentRequired(c) => {
-                m.extend_from_slice(b"option requires an argument -- '");
-                m.push(*c);
-                m.push(b'\'');
+                format(tr_libc(c"%s: option requires an argument -- '%c'\n"), &[prog, &[*c]])
             }
         }
-        m
+    }
+
+    /// Prints the error and GNU's `Try ... --help` line; returns the usage-error status.
+    pub fn report(&self) -> i32 {
+        super::diag::usage_error_text(&self.render(super::diag::program_name().as_bytes()))
     }
 }
 
@@ -263,14 +260,14 @@ mod tests {
     #[test]
     fn errors_are_worded_like_glibc() {
         let msg =
-            |args: &[&str]| String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().message()).unwrap();
-        assert_eq!(msg(&["--x=1"]), "unrecognized option '--x=1'");
+            |args: &[&str]| String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().render(b"t")).unwrap();
+        assert_eq!(msg(&["--x=1"]), "t: unrecognized option '--x=1'\n");
         assert_eq!(
             msg(&["--=1"]),
-            "option '--=1' is ambiguous; possibilities: '--bytes' '--files0-from' '--total' '--help' '--version'"
+            "t: option '--=1' is ambiguous; possibilities: '--bytes' '--files0-from' '--total' '--help' '--version'\n"
         );
-        assert_eq!(msg(&["--bytes=3"]), "option '--bytes' doesn't allow an argument");
-        assert_eq!(msg(&["--tot"]), "option '--total' requires an argument");
-        assert_eq!(msg(&["-cq"]), "invalid option -- 'q'");
+        assert_eq!(msg(&["--bytes=3"]), "t: option '--bytes' doesn't allow an argument\n");
+        assert_eq!(msg(&["--tot"]), "t: option '--total' requires an argument\n");
+        assert_eq!(msg(&["-cq"]), "t: invalid option -- 'q'\n");
     }
 }

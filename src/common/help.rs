@@ -1,121 +1,166 @@
-//! `--help` and `--version` in GNU's shape, rendered from the tool's clap `Command`.
+//! `--help` and `--version` in GNU's shape.
 //!
-//! GNU 9.12 prints each option on a line of its own with its description below, indented by
-//! nine spaces; the usage lines name the program as invoked. We print the same body; the
-//! closing lines name rapidutils instead of GNU's bug-report addresses. (GNU 9.12 also wraps
-//! option names in terminal hyperlinks when `TERM` is set; rapidutils does not.)
+//! `--help` is printed piece by piece exactly as GNU 9.12 prints it: each piece is one msgid
+//! GNU passes to gettext (the usage lines, the description, each option), so the catalogs of
+//! the system's coreutils translate it. The tools' clap `Command`s (from which the man pages
+//! and completions are generated) take their texts from the same pieces. GNU's closing lines
+//! (where to report bugs) name rapidutils instead; the documentation lines are GNU's.
+//!
+//! Options are printed as GNU's `oputs` prints them: plain when `TERM` is unset, empty or
+//! `dumb`, else the option's name in bold with a terminal hyperlink to its place in GNU's
+//! manual.
 
 use super::diag;
+use super::i18n::{format, tr};
 use super::sink;
 use crate::platform;
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction};
+use std::ffi::CStr;
 use std::os::unix::ffi::OsStrExt;
 
-/// GNU's `--help` option, as every tool declares it (the tool sets its `display_order`).
+/// One piece of a tool's `--help`, one gettext msgid each, in the order GNU prints them.
+#[derive(Clone, Copy, Debug)]
+pub enum Piece {
+    /// `printf (_(msgid), program_name, ...)`: each conversion is the program name as invoked.
+    Printf(&'static CStr),
+    /// `fputs (_(msgid), stdout)`.
+    Text(&'static CStr),
+    /// `oputs (_(msgid))`: one option, its names then its description.
+    Option(&'static CStr),
+}
+
+impl Piece {
+    /// The English text (the msgid).
+    pub fn msgid(self) -> &'static str {
+        let (Piece::Printf(m) | Piece::Text(m) | Piece::Option(m)) = self;
+        m.to_str().expect("msgids are ASCII")
+    }
+}
+
+/// GNU's `emit_stdin_note`.
+pub const STDIN_NOTE: Piece = Piece::Text(c"\nWith no FILE, or when FILE is -, read standard input.\n");
+/// GNU's `HELP_OPTION_DESCRIPTION`.
+pub const HELP_OPTION: Piece = Piece::Option(c"      --help\n         display this help and exit\n");
+/// GNU's `VERSION_OPTION_DESCRIPTION`.
+pub const VERSION_OPTION: Piece = Piece::Option(c"      --version\n         output version information and exit\n");
+
+/// Where GNU's manual is (`PACKAGE_URL` and `MANUAL_URL` of GNU 9.12's build).
+const PACKAGE_URL: &str = "https://www.gnu.org/software/coreutils/";
+const MANUAL_URL: &str = "https://www.gnu.org/software/coreutils/manual/coreutils.html";
+
+/// GNU's `--help` option for the tool's clap `Command`, its text from [`HELP_OPTION`].
 pub fn help_arg() -> Arg {
-    Arg::new("help").long("help").action(ArgAction::SetTrue).help("display this help and exit")
+    Arg::new("help").long("help").action(ArgAction::SetTrue).help(option_description(HELP_OPTION))
 }
 
-/// GNU's `--version` option, as every tool declares it (the tool sets its `display_order`).
+/// GNU's `--version` option, its text from [`VERSION_OPTION`].
 pub fn version_arg() -> Arg {
-    Arg::new("version").long("version").action(ArgAction::SetTrue).help("output version information and exit")
+    Arg::new("version").long("version").action(ArgAction::SetTrue).help(option_description(VERSION_OPTION))
 }
 
-const HELP_LINE: &str = "      --help\n         display this help and exit\n";
-const VERSION_LINE: &str = "      --version\n         output version information and exit\n";
+/// The description part of an option piece, unindented, for clap: what follows the option's
+/// names, on the next lines (`  -c, --bytes\n         print the byte counts\n`) or after a
+/// gap of two spaces or more on the same line (`  -A, --show-all           equivalent to -vET\n`).
+pub fn option_description(piece: Piece) -> String {
+    let text = piece.msgid().trim_end_matches('\n');
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let mut lines: Vec<&str> = Vec::new();
+    if let Some(gap) = first.trim_start().find("  ") {
+        lines.push(first.trim_start()[gap..].trim_start());
+    }
+    lines.extend(rest.lines().map(str::trim_start));
+    lines.join("\n")
+}
 
-/// The help text for `cmd`, with `prog` (argv[0] as given) in the usage lines and wherever
-/// the after-help text says `{prog}`.
-///
-/// Options are listed in `display_order`. GNU 9.12 lays them out two ways, and the `Command`'s
-/// `next_line_help` flag says which: on a line of their own with the description below indented
-/// by nine spaces (wc), or with the description on the same line at a column three past the
-/// longest option (cat). `--help` and `--version` always use the first layout.
-pub fn help_text(cmd: &Command, prog: &[u8]) -> Vec<u8> {
+/// The usage lines of a `Printf` usage piece as clap's `override_usage` wants them: one line
+/// per form, each starting with the tool's name.
+pub fn usage_lines(piece: Piece, name: &str) -> String {
+    piece
+        .msgid()
+        .lines()
+        .map(|line| line.replacen("Usage: %s", name, 1).replacen("  or:  %s", name, 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The help of tool `name` from its pieces, with `prog` (argv[0] as given) for the program.
+pub fn help_text(name: &str, pieces: &[Piece], prog: &[u8]) -> Vec<u8> {
+    let term = std::env::var_os("TERM");
+    let plain = term.as_ref().is_none_or(|t| t.is_empty() || t == "dumb");
     let mut out = Vec::with_capacity(2048);
-    let usage = cmd.get_overridden_usage().map(|u| u.to_string()).unwrap_or_default();
-    for (i, line) in usage.lines().enumerate() {
-        out.extend_from_slice(if i == 0 { b"Usage: " } else { b"  or:  " });
-        out.extend_from_slice(prog);
-        // Each usage line is "name ARGS"; the name is replaced by prog.
-        if let Some((_, rest)) = line.split_once(' ') {
-            out.push(b' ');
-            out.extend_from_slice(rest.as_bytes());
-        }
-        out.push(b'\n');
-    }
-    if let Some(about) = cmd.get_long_about().or(cmd.get_about()) {
-        out.extend_from_slice(about.to_string().as_bytes());
-        out.push(b'\n');
-    }
-    let mut args: Vec<&clap::Arg> = cmd.get_arguments().filter(|a| !a.is_positional()).collect();
-    args.sort_by_key(|a| a.get_display_order());
-    let specs: Vec<String> = args.iter().map(|a| option_spec(a)).collect();
-    let column = specs.iter().zip(&args).filter(|(_, a)| !is_standard(a)).map(|(s, _)| s.len()).max().unwrap_or(0) + 3;
-    for (arg, spec) in args.iter().zip(&specs) {
-        match arg.get_id().as_str() {
-            "help" => out.extend_from_slice(HELP_LINE.as_bytes()),
-            "version" => out.extend_from_slice(VERSION_LINE.as_bytes()),
-            _ => {
-                let text = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
-                out.extend_from_slice(spec.as_bytes());
-                if cmd.is_next_line_help_set() {
-                    out.push(b'\n');
-                    for line in text.lines() {
-                        out.extend_from_slice(b"         ");
-                        out.extend_from_slice(line.as_bytes());
-                        out.push(b'\n');
-                    }
-                } else {
-                    for (i, line) in text.lines().enumerate() {
-                        let pad = if i == 0 { column - spec.len() } else { column };
-                        out.extend(std::iter::repeat_n(b' ', pad));
-                        out.extend_from_slice(line.as_bytes());
-                        out.push(b'\n');
-                    }
-                }
+    for &piece in pieces {
+        match piece {
+            Piece::Printf(msgid) => {
+                let args = [prog; 4];
+                out.extend_from_slice(&format(tr(msgid), &args));
             }
+            Piece::Text(msgid) => out.extend_from_slice(tr(msgid)),
+            Piece::Option(msgid) if plain => out.extend_from_slice(tr(msgid)),
+            Piece::Option(msgid) => oputs(&mut out, name, tr(msgid)),
         }
     }
-    if let Some(after) = cmd.get_after_help() {
-        let after = after.to_string();
-        for (i, piece) in after.split("{prog}").enumerate() {
-            if i > 0 {
-                out.extend_from_slice(prog);
-            }
-            out.extend_from_slice(piece.as_bytes());
-        }
-        out.push(b'\n');
-    }
-    let name = cmd.get_name();
-    out.extend_from_slice(
-        format!(
-            "\nrapidutils {name}: a drop-in replacement for GNU {name}.\n\
-             Full documentation: man {name}, or info '(coreutils) {name} invocation'\n"
-        )
-        .as_bytes(),
-    );
+    out.extend_from_slice(format!("\nrapidutils {name}: a drop-in replacement for GNU {name}.\n").as_bytes());
+    let program = name.as_bytes();
+    out.extend_from_slice(&format(tr(c"Full documentation <%s%s>\n"), &[PACKAGE_URL.as_bytes(), program]));
+    out.extend_from_slice(&format(
+        tr(c"or available locally via: info '(coreutils) %s%s'\n"),
+        &[program, b" invocation"],
+    ));
     out
 }
 
-fn is_standard(arg: &clap::Arg) -> bool {
-    matches!(arg.get_id().as_str(), "help" | "version")
-}
-
-/// `  -c, --bytes`, `      --files0-from=F` or `  -e`.
-fn option_spec(arg: &clap::Arg) -> String {
-    let mut spec = match (arg.get_short(), arg.get_long()) {
-        (Some(s), Some(l)) => format!("  -{s}, --{l}"),
-        (Some(s), None) => format!("  -{s}"),
-        (None, Some(l)) => format!("      --{l}"),
-        (None, None) => String::new(),
+/// GNU 9.12's `oputs_`: the option's names (up to the gap before its description) in bold,
+/// linked to the option's anchor in GNU's manual, then the rest as it is.
+fn oputs(out: &mut Vec<u8>, program: &str, option: &[u8]) {
+    let isspace = |b: u8| platform::ctype(b, false).0;
+    let first_word = option.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n')).unwrap_or(option.len());
+    let mut double_space = true;
+    let mut option_text = match option.iter().position(|&b| b == b'-') {
+        Some(dash) => dash,
+        None => {
+            // dd-style "name=value description": the first word.
+            double_space = false;
+            first_word
+        }
     };
-    if arg.get_action().takes_values() {
-        let name = arg.get_value_names().and_then(|n| n.first()).map(|n| n.to_string());
-        spec.push('=');
-        spec.push_str(&name.unwrap_or_else(|| "VALUE".into()));
+    if option_text != first_word && option.contains(&b'-') {
+        // test(1)-style: a word before the '-'; two spaces before it mean a mismatched format.
+        let spaces = option[first_word..option_text].iter().filter(|&&b| isspace(b)).take(2).count();
+        if spaces == 2 {
+            option_text = first_word;
+            double_space = false;
+        }
     }
-    spec
+    let anchor_len =
+        option[option_text..].iter().position(|b| b",=[ \n".contains(b)).unwrap_or(option.len() - option_text);
+    let mut desc = option_text + anchor_len;
+    while desc < option.len() && option[desc] != b'\n' {
+        if option[desc] == b'-' && option.get(desc + 1) == Some(&b'-') {
+            double_space = false;
+        }
+        if isspace(option[desc]) {
+            let next = option.get(desc + 1).copied().unwrap_or(0);
+            if option[desc] == b'\t' || (next != 0 && isspace(next)) {
+                break;
+            }
+            if !double_space && next != b'-' {
+                break;
+            }
+        }
+        desc += 1;
+    }
+    out.extend_from_slice(&option[..first_word]);
+    let anchor = &option[option_text..option_text + anchor_len];
+    if anchor.starts_with(b"--help") || anchor.starts_with(b"--version") {
+        out.extend_from_slice(format!("\x1b]8;;{PACKAGE_URL}{program}#{program}").as_bytes());
+    } else {
+        out.extend_from_slice(format!("\x1b]8;;{MANUAL_URL}#{program}").as_bytes());
+    }
+    out.extend_from_slice(anchor);
+    out.extend_from_slice(b"\x1b\\\x1b[1m");
+    out.extend_from_slice(&option[first_word..desc]);
+    out.extend_from_slice(b"\x1b[0m\x1b]8;;\x1b\\");
+    out.extend_from_slice(&option[desc..]);
 }
 
 /// The `--version` text: the GNU layout, naming rapidutils.
@@ -131,19 +176,40 @@ pub fn version_text(name: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// How a tool's standard output is buffered, which decides GNU's message when `--help` or
+/// `--version` cannot be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffering {
+    /// stdio's default (cat, yes): the text is written when stdout is closed, and that error
+    /// is reported with its `strerror` (`cat: write error: No space left on device`).
+    Full,
+    /// Line-buffered (GNU's wc): the first line already failed, the close does not, and
+    /// gnulib's `close_stdout` says only `wc: write error`.
+    Line,
+}
+
 /// Writes `text` to standard output and returns the exit status; a failed write is reported
-/// as GNU's `close_stdout` does (`prog: write error: ...`, status 1).
-pub fn emit(text: &[u8]) -> i32 {
+/// as GNU's `close_stdout` does (`prog: write error[: strerror]`, status 1).
+pub fn emit(text: &[u8], buffering: Buffering) -> i32 {
     match sink::write_all(platform::STDOUT, text) {
         Ok(()) => diag::EXIT_SUCCESS,
         Err(err) => {
-            diag::error_errno(b"write error", &err);
+            match buffering {
+                Buffering::Full => diag::error_errno(tr(c"write error"), &err),
+                Buffering::Line => diag::error(tr(c"write error")),
+            }
             diag::EXIT_FAILURE
         }
     }
 }
 
-/// Prints the help for `cmd` (usage lines naming the program as invoked) and returns the status.
-pub fn print_help(cmd: &Command) -> i32 {
-    emit(&help_text(cmd, diag::program_name().as_bytes()))
+/// Prints the help of tool `name` (usage lines naming the program as invoked) and returns the
+/// exit status.
+pub fn print_help(name: &str, pieces: &[Piece], buffering: Buffering) -> i32 {
+    emit(&help_text(name, pieces, diag::program_name().as_bytes()), buffering)
+}
+
+/// Prints the version of tool `name` and returns the exit status.
+pub fn print_version(name: &str, buffering: Buffering) -> i32 {
+    emit(&version_text(name), buffering)
 }

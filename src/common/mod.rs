@@ -4,6 +4,7 @@
 pub mod diag;
 pub mod getopt;
 pub mod help;
+pub mod i18n;
 pub mod quote;
 pub mod sink;
 

@@ -6,6 +6,7 @@
 //! Names that need quoting only because of a `'` get double quotes instead (`"it's"`), as gnulib
 //! does. What is printable depends on the locale (`isprint`/`iswprint` of the C library).
 
+use super::i18n::tr;
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 
 /// Quotes a file name for a diagnostic, like GNU's `quotef`.
@@ -30,18 +31,95 @@ pub fn quote_always(name: &[u8]) -> Vec<u8> {
     quoted.text
 }
 
-/// Quotes like GNU's `quote` (`locale_quoting_style`) for arguments in messages: ‘x’ in a
-/// UTF-8 locale, 'x' otherwise (no message catalogs: the untranslated quotation marks).
-pub fn quote_locale(text: &[u8]) -> Vec<u8> {
-    let (open, close): (&[u8], &[u8]) = if platform::charset() == Charset::Utf8 {
-        ("\u{2018}".as_bytes(), "\u{2019}".as_bytes())
-    } else {
-        (b"'", b"'")
+/// Quotes like GNU's `quote` (gnulib's `locale_quoting_style`), for arguments in messages: the
+/// quotation marks the message catalog gives for "`" and "'" (French `« x »`), else ‘x’ in a
+/// UTF-8 locale and 'x' in others; inside, C escapes for control characters and backslashes,
+/// octal escapes for bytes that are not printable characters in the locale, and a backslash
+/// before the closing quotation mark.
+pub fn quote_locale(arg: &[u8]) -> Vec<u8> {
+    let left = gettext_quote(c"`");
+    let right = gettext_quote(c"'");
+    let unibyte = platform::charset() == Charset::Unibyte;
+    let mut decoder = MbDecoder::new();
+    let mut out = Vec::with_capacity(arg.len() + left.len() + right.len());
+    out.extend_from_slice(left);
+    let octal = |out: &mut Vec<u8>, byte: u8| {
+        out.extend_from_slice(&[b'\\', b'0' + (byte >> 6), b'0' + ((byte >> 3) & 7), b'0' + (byte & 7)])
     };
-    let mut out = open.to_vec();
-    out.extend_from_slice(text);
-    out.extend_from_slice(close);
+    let mut i = 0;
+    while i < arg.len() {
+        let is_right_quote = !right.is_empty() && arg[i..].starts_with(right);
+        let c = arg[i];
+        let escape = match c {
+            0 => Some(b'0'),
+            0x07 => Some(b'a'),
+            0x08 => Some(b'b'),
+            0x0c => Some(b'f'),
+            b'\n' => Some(b'n'),
+            b'\r' => Some(b'r'),
+            b'\t' => Some(b't'),
+            0x0b => Some(b'v'),
+            b'\\' => Some(b'\\'),
+            _ => None,
+        };
+        if let Some(letter) = escape {
+            out.push(b'\\');
+            if c == 0 && arg.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                out.extend_from_slice(b"00");
+            }
+            out.push(letter);
+            i += 1;
+            continue;
+        }
+        // The characters gnulib lists by name (ASCII punctuation, digits, letters) are taken as
+        // they are; everything else is a character of the locale, printable or not.
+        let listed = c.is_ascii_alphanumeric() || b"?{}#~ !\"$&()*;<=>[^`|'%+,-./:]_".contains(&c);
+        if listed {
+            if is_right_quote {
+                out.push(b'\\');
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let (len, printable) = if unibyte {
+            (1, platform::is_printable_byte(c))
+        } else {
+            decoder.reset();
+            match decoder.decode(&arg[i..]) {
+                MbStep::Char(wc, n) => (n.max(1), platform::is_printable_wide(wc)),
+                MbStep::Invalid => (1, false),
+                MbStep::Incomplete => (arg.len() - i, false),
+            }
+        };
+        if printable {
+            if is_right_quote {
+                out.push(b'\\');
+            }
+            out.extend_from_slice(&arg[i..i + len]);
+        } else {
+            for &byte in &arg[i..i + len] {
+                octal(&mut out, byte);
+            }
+        }
+        i += len;
+    }
+    out.extend_from_slice(right);
     out
+}
+
+/// gnulib's `gettext_quote`: the catalog's translation of the quotation mark `msgid`, else
+/// U+2018/U+2019 where the locale is UTF-8, else an apostrophe.
+fn gettext_quote(msgid: &'static std::ffi::CStr) -> &'static [u8] {
+    let translation = tr(msgid);
+    if translation.as_ptr() != msgid.as_ptr().cast::<u8>() {
+        return translation;
+    }
+    if platform::charset() == Charset::Utf8 {
+        if msgid.to_bytes() == b"`" { "\u{2018}".as_bytes() } else { "\u{2019}".as_bytes() }
+    } else {
+        b"'"
+    }
 }
 
 /// A character as gnulib's quoting loop sees it: one byte or one multibyte sequence.

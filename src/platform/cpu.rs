@@ -1,5 +1,10 @@
 //! Run-time CPU feature detection, done once and cached, so SIMD kernels are chosen by what the
 //! machine can do, never by `target-cpu=native` (distribution builds are generic x86-64).
+//!
+//! Like glibc and GNU coreutils (gnulib's `cpu_supports`), the features can be turned off with
+//! `GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX512F,...` (`-AVX512F`/`-AVX512BW` the AVX-512
+//! kernels, `-AVX2` the AVX2 one, `-ASIMD` NEON on aarch64): GNU's `wc-cpu.sh` runs the
+//! baseline kernels that way.
 
 use std::sync::OnceLock;
 
@@ -14,12 +19,45 @@ pub struct Features {
     pub bmi2: bool,
     pub popcnt: bool,
     pub neon: bool,
+    /// Turned off by `GLIBC_TUNABLES` (the CPU may have them): `-AVX2`, and `-AVX512F` or
+    /// `-AVX512BW` for the AVX-512 kernels. `avx2` and `avx512bw` above say what the CPU has.
+    pub avx2_disabled: bool,
+    pub avx512_disabled: bool,
 }
 
 /// The features of the CPU we run on (cached after the first call).
 pub fn features() -> Features {
     static FEATURES: OnceLock<Features> = OnceLock::new();
-    *FEATURES.get_or_init(detect)
+    *FEATURES.get_or_init(|| {
+        let tunables = std::env::var_os("GLIBC_TUNABLES");
+        let tunables = tunables.as_deref().map(std::os::unix::ffi::OsStrExt::as_bytes).unwrap_or_default();
+        let disabled = |cap: &str| !hwcap_allowed(tunables, cap);
+        let mut features = detect();
+        features.avx2_disabled = disabled("-AVX2");
+        features.avx512_disabled = disabled("-AVX512F") || disabled("-AVX512BW");
+        features.neon &= !disabled("-ASIMD");
+        features
+    })
+}
+
+/// gnulib's `hwcap_allowed`: whether `GLIBC_TUNABLES` leaves `cap` (`-AVX2`, ...) on. The last
+/// `glibc.cpu.hwcaps=` wins; its list ends at the next `:`, and a name must match whole.
+fn hwcap_allowed(tunables: &[u8], cap: &str) -> bool {
+    const KEY: &[u8] = b"glibc.cpu.hwcaps=";
+    let Some(start) = tunables.windows(KEY.len()).rposition(|w| w == KEY) else {
+        return true;
+    };
+    let list = &tunables[start + KEY.len()..];
+    let list = &list[..list.iter().position(|&b| b == b':').unwrap_or(list.len())];
+    let cap = cap.as_bytes();
+    let mut at = 0;
+    while let Some(found) = list[at..].windows(cap.len()).position(|w| w == cap) {
+        at += found + cap.len();
+        if matches!(list.get(at), None | Some(b',')) {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -32,7 +70,7 @@ fn detect() -> Features {
             && std::arch::is_x86_feature_detected!("avx512vbmi2"),
         bmi2: std::arch::is_x86_feature_detected!("bmi2"),
         popcnt: std::arch::is_x86_feature_detected!("popcnt"),
-        neon: false,
+        ..Features::default()
     }
 }
 
@@ -48,6 +86,22 @@ fn detect() -> Features {
 
 #[cfg(test)]
 mod tests {
+    use super::hwcap_allowed;
+
+    #[test]
+    fn tunables_turn_features_off_as_gnulib_reads_them() {
+        assert!(hwcap_allowed(b"", "-AVX2"));
+        assert!(!hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2,-AVX512F", "-AVX2"));
+        assert!(!hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2,-AVX512F", "-AVX512F"));
+        assert!(hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2,-AVX512F", "-AVX512BW"));
+        // A longer name is not a match; the list ends at ':'; the last setting wins.
+        assert!(hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2X", "-AVX2"));
+        assert!(hwcap_allowed(b"glibc.cpu.hwcaps=-AVX:glibc.malloc.x=-AVX2", "-AVX2"));
+        assert!(!hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2:glibc.malloc.check=1", "-AVX2"));
+        assert!(hwcap_allowed(b"glibc.cpu.hwcaps=-AVX2:glibc.cpu.hwcaps=-AVX512F", "-AVX2"));
+        assert!(!hwcap_allowed(b"glibc.cpu.hwcaps=-ASIMD", "-ASIMD"));
+    }
+
     #[test]
     fn detection_is_cached_and_consistent() {
         let first = super::features();

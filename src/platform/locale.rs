@@ -21,6 +21,8 @@ unsafe extern "C" {
     fn iswprint(wc: u32) -> c_int;
     fn iswspace(wc: u32) -> c_int;
     fn wcwidth(wc: libc::wchar_t) -> c_int;
+    // wint_t is 32 bits everywhere we build; WEOF is all ones (0xffffffff or -1).
+    fn btowc(c: c_int) -> u32;
     #[cfg(target_os = "linux")]
     fn __ctype_get_mb_cur_max() -> usize;
     #[cfg(any(target_os = "macos", target_os = "freebsd", target_os = "dragonfly"))]
@@ -50,18 +52,20 @@ fn codeset_is_utf8() -> bool {
     matches!(codeset.to_bytes(), b"UTF-8" | b"utf-8" | b"utf8" | b"UTF8")
 }
 
-/// Selects the character-type locale from the environment (`setlocale(LC_CTYPE, "")`) and says
-/// what it is. GNU tools select every category (`LC_ALL`), but the others only translate
-/// messages (which rapidutils does not: its messages and `strerror` texts stay English, as
-/// GNU's in the C locale) or format numbers and dates (which these tools never do); loading
-/// them cost start-up time (a dozen files). Done once, lazily: tools that never look at
-/// characters never pay for loading locale files.
+/// Selects the character-type locale from the environment and says what it is.
+///
+/// GNU tools start with `setlocale(LC_ALL, "")`, which either selects every category from the
+/// environment or, when one of them names a locale the system lacks, none (everything stays
+/// `C`). Loading every category costs start-up time (a dozen files for a locale kept in its
+/// own directory, such as `C.UTF-8`), and these tools only use `LC_CTYPE` (characters) and
+/// `LC_MESSAGES` (translations). So, lazily, only when characters matter: when every category
+/// names the same locale (`LANG` or `LC_ALL` alone, the usual case) `LC_CTYPE` alone is
+/// selected, and whether that succeeds is what `LC_ALL` would have said; when the categories
+/// differ, `LC_ALL` is selected for real, all or nothing, as GNU does.
 pub fn charset() -> Charset {
     static CHARSET: OnceLock<Charset> = OnceLock::new();
     *CHARSET.get_or_init(|| {
-        // SAFETY: called once, before any other locale-dependent call of ours, with a static
-        // NUL-terminated empty string meaning "from the environment".
-        unsafe { libc::setlocale(libc::LC_CTYPE, c"".as_ptr()) };
+        select_locale();
         if mb_cur_max() <= 1 {
             Charset::Unibyte
         } else if codeset_is_utf8() {
@@ -70,6 +74,131 @@ pub fn charset() -> Charset {
             Charset::Multibyte
         }
     })
+}
+
+/// How the locale was selected (see [`charset`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Selection {
+    /// Every category names one locale, and `LC_CTYPE` is selected from it.
+    CtypeOnly,
+    /// The categories differ: `LC_ALL` was selected, every category at once.
+    All,
+    /// A category names a locale the system lacks: everything stays `C`, as GNU's failed
+    /// `setlocale(LC_ALL, "")` leaves it.
+    Failed,
+}
+
+fn select_locale() -> Selection {
+    static SELECTION: OnceLock<Selection> = OnceLock::new();
+    *SELECTION.get_or_init(|| {
+        let (category, selection) =
+            if categories_agree() { (libc::LC_CTYPE, Selection::CtypeOnly) } else { (libc::LC_ALL, Selection::All) };
+        // SAFETY: called once, before any other locale-dependent call of ours, from the main
+        // thread (the tools select the locale before they start threads), with a static
+        // NUL-terminated empty string meaning "from the environment".
+        let selected = unsafe { libc::setlocale(category, c"".as_ptr()) };
+        if selected.is_null() { Selection::Failed } else { selection }
+    })
+}
+
+/// The environment variables of the categories `setlocale(LC_ALL, "")` selects.
+#[cfg(target_env = "gnu")]
+const CATEGORY_VARIABLES: &[&str] = &[
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_COLLATE",
+    "LC_MONETARY",
+    "LC_MESSAGES",
+    "LC_PAPER",
+    "LC_NAME",
+    "LC_ADDRESS",
+    "LC_TELEPHONE",
+    "LC_MEASUREMENT",
+    "LC_IDENTIFICATION",
+];
+#[cfg(not(target_env = "gnu"))]
+const CATEGORY_VARIABLES: &[&str] = &["LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES"];
+
+/// A locale variable's value when it is set and not empty (the C library ignores empty ones).
+fn variable(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// Whether every category takes its locale from the same name (`LC_ALL` set, or no `LC_*`
+/// variable that differs from what `LC_CTYPE` gets).
+fn categories_agree() -> bool {
+    if variable("LC_ALL").is_some() {
+        return true;
+    }
+    let lang = variable("LANG");
+    let name_of = |var: &str| variable(var).or_else(|| lang.clone());
+    let ctype = name_of("LC_CTYPE");
+    CATEGORY_VARIABLES.iter().all(|var| name_of(var) == ctype)
+}
+
+/// Whether messages may be translated: the locale selection succeeded and `LC_MESSAGES` is
+/// selected (then, where it is `C` or `POSIX`, gettext answers with the msgids; those are told
+/// apart here so that no catalog machinery is loaded for them).
+pub fn messages_translated() -> bool {
+    static TRANSLATED: OnceLock<bool> = OnceLock::new();
+    *TRANSLATED.get_or_init(|| {
+        charset();
+        let name = match select_locale() {
+            Selection::Failed => return false,
+            Selection::All => {
+                // SAFETY: a query (NULL locale) of the current LC_MESSAGES name, copied at once.
+                let name = unsafe { libc::setlocale(libc::LC_MESSAGES, std::ptr::null()) };
+                if name.is_null() {
+                    return false;
+                }
+                // SAFETY: setlocale returned a NUL-terminated string.
+                unsafe { CStr::from_ptr(name) }.to_bytes().to_vec()
+            }
+            Selection::CtypeOnly => {
+                // SAFETY: as in select_locale: main thread, before any thread starts.
+                let name = unsafe { libc::setlocale(libc::LC_MESSAGES, c"".as_ptr()) };
+                if name.is_null() {
+                    return false;
+                }
+                // SAFETY: setlocale returned a NUL-terminated string.
+                unsafe { CStr::from_ptr(name) }.to_bytes().to_vec()
+            }
+        };
+        // gettext ignores LANGUAGE and answers with the msgid in these.
+        !matches!(name.as_slice(), b"C" | b"POSIX")
+    })
+}
+
+/// The name of the character set of `LC_CTYPE` (`nl_langinfo(CODESET)`), as gnulib's
+/// `locale_charset` reports it.
+pub fn codeset() -> &'static [u8] {
+    static CODESET: OnceLock<Vec<u8>> = OnceLock::new();
+    CODESET.get_or_init(|| {
+        charset();
+        // SAFETY: nl_langinfo returns a pointer to a NUL-terminated string, copied at once.
+        unsafe { CStr::from_ptr(libc::nl_langinfo(libc::CODESET)) }.to_bytes().to_vec()
+    })
+}
+
+/// The character a byte stands for in the current single-byte locale (gnulib's `btoc32`):
+/// `btowc`, except that in the C and POSIX locales every byte is the character of its value.
+/// Meant for single-byte locales; in a multibyte one the C locale's answer is given (the unit
+/// tests model the C locale in whatever locale the test process has).
+pub fn byte_to_char(byte: u8) -> Option<u32> {
+    if charset() != Charset::Unibyte {
+        return Some(u32::from(byte));
+    }
+    // SAFETY: btowc accepts any unsigned char value.
+    let wc = unsafe { btowc(c_int::from(byte)) };
+    if wc != u32::MAX {
+        return Some(wc);
+    }
+    // SAFETY: a query (NULL locale) of the current LC_CTYPE name, compared at once.
+    let name = unsafe { libc::setlocale(libc::LC_CTYPE, std::ptr::null()) };
+    // SAFETY: setlocale returned a NUL-terminated string (or NULL, checked).
+    let c_locale = !name.is_null() && matches!(unsafe { CStr::from_ptr(name) }.to_bytes(), b"C" | b"POSIX");
+    c_locale.then_some(u32::from(byte))
 }
 
 /// `isprint` of one byte in the current (unibyte) locale.

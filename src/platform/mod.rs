@@ -9,6 +9,7 @@
 
 mod buffer;
 pub mod cpu;
+pub mod i18n;
 mod locale;
 mod mapped;
 mod pipe;
@@ -16,7 +17,8 @@ pub mod simd;
 
 pub use buffer::PageBuffer;
 pub use locale::{
-    Charset, MbDecoder, MbStep, char_width, charset, ctype, is_printable_byte, is_printable_wide, is_space_wide,
+    Charset, MbDecoder, MbStep, byte_to_char, char_width, charset, codeset, ctype, is_printable_byte,
+    is_printable_wide, is_space_wide,
 };
 pub use mapped::{MAPPED_FILES, Mapping, maps_files_on};
 pub use pipe::{
@@ -284,17 +286,19 @@ pub fn fstat(fd: Fd) -> io::Result<FileInfo> {
     })
 }
 
-/// The C library's text for an errno value, exactly as GNU tools print it (`strerror`).
-pub fn strerror(errno: i32) -> String {
-    let mut buf = [0 as c_char; 256];
+/// The C library's text for an errno value, exactly as GNU tools print it (`strerror`), in the
+/// user's `LC_MESSAGES` and the locale's character set (not necessarily UTF-8).
+pub fn strerror(errno: i32) -> Vec<u8> {
+    i18n::prepare_messages();
+    let mut buf = [0 as c_char; 1024];
     // SAFETY: buf is writable for its length; the XSI strerror_r writes a NUL-terminated string
     // into it (truncating if needed) and returns 0 on success.
     let ret = unsafe { libc::strerror_r(errno, buf.as_mut_ptr(), buf.len()) };
     if ret != 0 {
-        return format!("Unknown error {errno}");
+        return format!("Unknown error {errno}").into_bytes();
     }
     // SAFETY: on success strerror_r left a NUL-terminated string in buf.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes().to_vec()
 }
 
 /// The errno value behind an I/O error (EIO when there is none, which cannot happen for errors
@@ -340,10 +344,10 @@ mod tests {
 
     #[test]
     fn strerror_is_the_c_librarys_text() {
-        assert_eq!(strerror(libc::EIO), "Input/output error");
-        assert_eq!(strerror(libc::ENOSPC), "No space left on device");
-        assert_eq!(strerror(libc::EOVERFLOW), "Value too large for defined data type");
-        assert_eq!(strerror(123_456), "Unknown error 123456");
+        assert_eq!(strerror(libc::EIO), b"Input/output error");
+        assert_eq!(strerror(libc::ENOSPC), b"No space left on device");
+        assert_eq!(strerror(libc::EOVERFLOW), b"Value too large for defined data type");
+        assert_eq!(strerror(123_456), b"Unknown error 123456");
     }
 
     #[test]

@@ -43,8 +43,31 @@ impl Kernel {
             Kernel::Sse2 => imp::HAS_X86_KERNELS && features.sse2,
             // The AVX2 and AVX-512 contexts are also compiled for BMI2 and POPCNT (which every
             // CPU with AVX2 known to us has; a CPU without them gets the SSE2 kernel).
-            Kernel::Avx2 => imp::HAS_X86_KERNELS && features.avx2 && features.bmi2 && features.popcnt,
-            Kernel::Avx512 => Kernel::Avx2.is_available() && features.avx512bw,
+            Kernel::Avx2 => Self::avx2_context(features) && !features.avx2_disabled,
+            // Compiled for AVX2 too: the CPU must have it, even where GLIBC_TUNABLES turned the
+            // AVX2 kernel off (GNU's wc then still uses AVX-512, and so do we).
+            Kernel::Avx512 => Self::avx2_context(features) && features.avx512bw && !features.avx512_disabled,
+        }
+    }
+
+    fn avx2_context(features: super::cpu::Features) -> bool {
+        imp::HAS_X86_KERNELS && features.avx2 && features.bmi2 && features.popcnt
+    }
+
+    /// What GNU 9.12's `wc --debug` says it checked for line counting, as (feature, used):
+    /// on x86-64 AVX-512, then (when not used) AVX2; on aarch64 NEON; elsewhere nothing. Said
+    /// of the kernel in use, so `GLIBC_TUNABLES` and `RAPIDUTILS_SIMD` are reflected.
+    pub fn gnu_debug_report(self) -> &'static [(&'static str, bool)] {
+        if cfg!(target_arch = "x86_64") {
+            match self {
+                Kernel::Avx512 => &[("avx512", true)],
+                Kernel::Avx2 => &[("avx512", false), ("avx2", true)],
+                _ => &[("avx512", false), ("avx2", false)],
+            }
+        } else if cfg!(target_arch = "aarch64") {
+            if self == Kernel::Neon { &[("neon", true)] } else { &[("neon", false)] }
+        } else {
+            &[]
         }
     }
 
@@ -77,11 +100,14 @@ pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
 }
 
 /// Bit i of the result is set when `block[i]` is ASCII white space (TAB, LF, VT, FF, CR, SPACE),
-/// or 0xA0 when `with_a0`.
+/// or `extra` (a single-byte locale's no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
 #[inline]
-pub fn ascii_space_mask64(block: &[u8; 64], with_a0: bool) -> u64 {
+pub fn ascii_space_mask64(block: &[u8; 64], extra: Option<u8>) -> u64 {
     let mask = imp::ascii_space_mask64(block);
-    if with_a0 { mask | eq_mask64(block, 0xa0) } else { mask }
+    match extra {
+        Some(byte) => mask | eq_mask64(block, byte),
+        None => mask,
+    }
 }
 
 /// The bytes of a 64-byte block by their part in UTF-8: bit i of each mask is set when
@@ -142,8 +168,8 @@ pub trait BlockMasks: Copy {
     fn controls(self, block: &[u8; 64]) -> u64 {
         self.control_or_high(block) & !self.high(block)
     }
-    /// ASCII white space, and 0xa0 when `with_a0` (see [`ascii_space_mask64`]).
-    fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64;
+    /// ASCII white space, and `extra` (see [`ascii_space_mask64`]).
+    fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64;
     /// [`Utf8Ranges`] of the block.
     fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges;
     /// See [`ascii_blocks`].
@@ -169,8 +195,8 @@ impl BlockMasks for Baseline {
         control_or_high_mask64(block)
     }
     #[inline(always)]
-    fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
-        ascii_space_mask64(block, with_a0)
+    fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
+        ascii_space_mask64(block, extra)
     }
     #[inline(always)]
     fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
@@ -482,14 +508,17 @@ mod imp {
         }
 
         #[inline(always)]
-        fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
+        fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
             let v = load512(block);
             // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
             unsafe {
-                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and 0xa0).
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and extra).
                 let low = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(9)), _mm512_set1_epi8(4));
                 let space = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b' ' as i8));
-                let a0 = if with_a0 { _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xa0u8 as i8)) } else { 0 };
+                let a0 = match extra {
+                    Some(byte) => _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8)),
+                    None => 0,
+                };
                 low | space | a0
             }
         }
@@ -592,15 +621,15 @@ mod imp {
         }
 
         #[inline(always)]
-        fn ascii_space(self, block: &[u8; 64], with_a0: bool) -> u64 {
+        fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
             let (a, b) = halves(block);
             // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
             unsafe {
-                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and 0xa0).
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and extra).
                 let nine = _mm256_set1_epi8(9);
                 let four = _mm256_set1_epi8(4);
                 let space = _mm256_set1_epi8(b' ' as i8);
-                let a0 = _mm256_set1_epi8(if with_a0 { 0xa0u8 as i8 } else { b' ' as i8 });
+                let a0 = _mm256_set1_epi8(extra.unwrap_or(b' ') as i8);
                 let (xa, xb) = (_mm256_sub_epi8(a, nine), _mm256_sub_epi8(b, nine));
                 let (la, lb) = (
                     _mm256_cmpeq_epi8(_mm256_min_epu8(xa, four), xa),
@@ -1221,7 +1250,7 @@ mod tests {
             (0..self.0.len().saturating_sub(63))
                 .map(|at| {
                     let b: &[u8; 64] = self.0[at..at + 64].try_into().unwrap();
-                    let space = (m.ascii_space(b, false), m.ascii_space(b, true));
+                    let space = (m.ascii_space(b, None), m.ascii_space(b, Some(0x9a)));
                     (
                         m.eq(b, b'\n'),
                         m.high(b),
@@ -1347,13 +1376,13 @@ mod tests {
     fn ascii_space_mask_marks_exactly_those_bytes() {
         for start in 0..4u16 {
             let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
-            for a0 in [false, true] {
+            for extra in [None, Some(0xa0), Some(0x9a)] {
                 let want: u64 = block
                     .iter()
                     .enumerate()
-                    .map(|(i, &b)| u64::from(matches!(b, 9..=13 | 32) || (a0 && b == 0xa0)) << i)
+                    .map(|(i, &b)| u64::from(matches!(b, 9..=13 | 32) || Some(b) == extra) << i)
                     .sum();
-                assert_eq!(ascii_space_mask64(&block, a0), want);
+                assert_eq!(ascii_space_mask64(&block, extra), want);
             }
         }
     }

@@ -1,17 +1,70 @@
 //! The `wc` command line: the one definition its parser, help, man page and completions use.
 //!
-//! Arguments are declared in the order of GNU's `longopts` table (it decides the order of
-//! "possibilities" in an ambiguous-option message); `display_order` gives the help's order.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
+//! texts from those pieces. Arguments are declared in the order of GNU's `longopts` table (it
+//! decides the order of "possibilities" in an ambiguous-option message); `display_order` gives
+//! the help's order.
 
-use crate::common::help::{help_arg, version_arg};
+use crate::common::help::{HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, help_arg, option_description, usage_lines};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 /// The values `--total` takes, in GNU's argmatch order (its "Valid arguments" list). Not a
 /// clap value parser: that would add 17 KB of clap to the binary; the generator attaches it.
 pub const TOTAL_WHEN: [&str; 4] = ["auto", "always", "only", "never"];
 
-fn flag(id: &'static str, short: Option<char>, order: usize, help: &'static str) -> Arg {
-    let arg = Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order).help(help);
+const USAGE: Piece = Piece::Printf(c"Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n");
+const DESCRIPTION: Piece = Piece::Text(
+    c"Print newline, word, and byte counts for each FILE, and a total line if
+more than one FILE is specified.  A word is a nonempty sequence of non white
+space delimited by white space characters or by start or end of input.
+",
+);
+const SELECTION: Piece = Piece::Text(
+    c"
+The options below may be used to select which counts are printed, always in
+the following order: newline, word, character, byte, maximum line length.
+",
+);
+const BYTES: Piece = Piece::Option(c"  -c, --bytes\n         print the byte counts\n");
+const CHARS: Piece = Piece::Option(c"  -m, --chars\n         print the character counts\n");
+const LINES: Piece = Piece::Option(c"  -l, --lines\n         print the newline counts\n");
+const DEBUG: Piece = Piece::Option(c"      --debug\n         indicate what line count acceleration is used\n");
+const FILES0_FROM: Piece = Piece::Option(
+    c"      --files0-from=F
+         read input from the files specified by
+         NUL-terminated names in file F;
+         If F is -, read names from standard input
+",
+);
+const MAX_LINE_LENGTH: Piece = Piece::Option(c"  -L, --max-line-length\n         print the maximum display width\n");
+const WORDS: Piece = Piece::Option(c"  -w, --words\n         print the word counts\n");
+const TOTAL: Piece = Piece::Option(
+    c"      --total=WHEN
+         when to print a line with total counts;
+         WHEN can be: auto, always, only, never
+",
+);
+
+/// `wc --help`, as GNU 9.12 prints it (before its closing lines).
+pub const HELP: &[Piece] = &[
+    USAGE,
+    DESCRIPTION,
+    STDIN_NOTE,
+    SELECTION,
+    BYTES,
+    CHARS,
+    LINES,
+    DEBUG,
+    FILES0_FROM,
+    MAX_LINE_LENGTH,
+    WORDS,
+    TOTAL,
+    HELP_OPTION,
+    VERSION_OPTION,
+];
+
+fn flag(id: &'static str, short: Option<char>, order: usize, piece: Piece) -> Arg {
+    let arg = Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order).help(option_description(piece));
     match short {
         Some(c) => arg.short(c),
         None => arg,
@@ -19,27 +72,19 @@ fn flag(id: &'static str, short: Option<char>, order: usize, help: &'static str)
 }
 
 pub fn command() -> Command {
+    let long_about = [DESCRIPTION, STDIN_NOTE, SELECTION].map(|p| p.msgid()).concat();
     Command::new("wc")
-        .override_usage("wc [OPTION]... [FILE]...\nwc [OPTION]... --files0-from=F")
+        .override_usage(usage_lines(USAGE, "wc"))
         .about("print newline, word, and byte counts for each file")
-        .long_about(
-            "Print newline, word, and byte counts for each FILE, and a total line if\n\
-             more than one FILE is specified.  A word is a nonempty sequence of non white\n\
-             space delimited by white space characters or by start or end of input.\n\
-             \n\
-             With no FILE, or when FILE is -, read standard input.\n\
-             \n\
-             The options below may be used to select which counts are printed, always in\n\
-             the following order: newline, word, character, byte, maximum line length.",
-        )
+        .long_about(long_about.trim_end().to_owned())
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(flag("bytes", Some('c'), 1, "print the byte counts"))
-        .arg(flag("chars", Some('m'), 2, "print the character counts"))
-        .arg(flag("lines", Some('l'), 3, "print the newline counts"))
-        .arg(flag("words", Some('w'), 8, "print the word counts"))
-        .arg(flag("debug", None, 4, "indicate what line count acceleration is used"))
+        .arg(flag("bytes", Some('c'), 1, BYTES))
+        .arg(flag("chars", Some('m'), 2, CHARS))
+        .arg(flag("lines", Some('l'), 3, LINES))
+        .arg(flag("words", Some('w'), 8, WORDS))
+        .arg(flag("debug", None, 4, DEBUG))
         .arg(
             Arg::new("files0-from")
                 .long("files0-from")
@@ -47,23 +92,19 @@ pub fn command() -> Command {
                 .value_hint(ValueHint::FilePath)
                 .action(ArgAction::Set)
                 .display_order(5)
-                .help(
-                    "read input from the files specified by\n\
-                     NUL-terminated names in file F;\n\
-                     If F is -, read names from standard input",
-                ),
+                .help(option_description(FILES0_FROM)),
         )
-        .arg(flag("max-line-length", Some('L'), 6, "print the maximum display width"))
+        .arg(flag("max-line-length", Some('L'), 6, MAX_LINE_LENGTH))
         .arg(
             Arg::new("total")
                 .long("total")
                 .value_name("WHEN")
                 .action(ArgAction::Set)
                 .display_order(9)
-                .help("when to print a line with total counts;\nWHEN can be: auto, always, only, never"),
+                .help(option_description(TOTAL)),
         )
         .arg(help_arg().display_order(10))
-        .arg(version_arg().display_order(11))
+        .arg(crate::common::help::version_arg().display_order(11))
         .arg(
             Arg::new("FILE")
                 .action(ArgAction::Append)

@@ -88,10 +88,12 @@ impl WideClasses {
 pub struct ByteClasses {
     space: [bool; 256],
     print: [bool; 256],
-    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus 0xA0 when `space_a0`: the block
+    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`: the block
     /// fast path's SIMD mask can stand for the table.
     standard_spaces: bool,
-    space_a0: bool,
+    /// The one byte above 0x7f that separates words in a single-byte locale (its no-break
+    /// space: 0xA0 in C and Latin-1, 0x9A in KOI8-R), if any.
+    space_high: Option<u8>,
     /// `print` is exactly 0x20..=0x7e among ASCII bytes: -L's block path can assume width 1.
     standard_print: bool,
     /// No byte above 0x7f is printable (single-byte locales such as C).
@@ -109,16 +111,23 @@ impl ByteClasses {
             space[b] = s;
             print[b] = p;
         }
-        // GNU 9.12: in a single-byte locale the byte 0xA0 separates words too.
+        // GNU 9.12: in a single-byte locale a byte that is a no-break space in the locale's
+        // character set separates words too (`btoc32`: in C and POSIX each byte is itself).
         if charset == Charset::Unibyte && !posixly_correct {
-            space[0xa0] = true;
+            for b in 0x80..=0xff_u8 {
+                if platform::byte_to_char(b).is_some_and(is_nbspace) {
+                    space[usize::from(b)] = true;
+                }
+            }
         }
-        let space_a0 = space[0xa0];
-        let standard_spaces = (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || (b == 0xa0 && space_a0)));
+        let mut high_spaces = (0x80..=0xff_u8).filter(|&b| space[usize::from(b)]);
+        let space_high = high_spaces.next();
+        let standard_spaces = high_spaces.next().is_none()
+            && (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || Some(b as u8) == space_high));
         let standard_print = (0..128).all(|b| print[b] == (0x20..0x7f).contains(&b));
         let high_unprintable = !print[0x80..].contains(&true);
         let wide = WideClasses::new(posixly_correct);
-        ByteClasses { space, print, standard_spaces, space_a0, standard_print, high_unprintable, wide }
+        ByteClasses { space, print, standard_spaces, space_high, standard_print, high_unprintable, wide }
     }
 }
 
@@ -251,7 +260,7 @@ impl<'a> Counter<'a> {
         let lf = m.eq(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
         if self.want.words {
-            let space = m.ascii_space(block, self.classes.space_a0);
+            let space = m.ascii_space(block, self.classes.space_high);
             // A word ends where a space follows a non-space (the carry is the previous byte).
             let prev_nonspace = (!space << 1) | u64::from(self.in_word);
             self.counts.words += u64::from((space & prev_nonspace).count_ones());
@@ -557,7 +566,7 @@ impl<'a> Counter<'a> {
     #[inline(always)]
     fn line_block<M: BlockMasks, const WIDTH: bool>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-        let mut space = if self.want.words { m.ascii_space(block, self.classes.space_a0) } else { 0 };
+        let mut space = if self.want.words { m.ascii_space(block, self.classes.space_high) } else { 0 };
         let high = m.high(block);
         let controls = if WIDTH { m.controls(block) } else { 0 };
         // `high`: the bytes above 0x7f, counted out of characters; `hidden`: those that are not

@@ -13,6 +13,7 @@ pub mod count;
 pub use cli::{TOTAL_WHEN, command};
 
 use crate::common::getopt::Getopt;
+use crate::common::i18n::{format, tr, trf};
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use count::{ByteClasses, Counter, Counts, Want};
@@ -52,7 +53,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     for item in scan.by_ref() {
         let opt = match item {
             Ok(opt) => opt,
-            Err(err) => return diag::usage_error(&err.message()),
+            Err(err) => return err.report(),
         };
         match opt.id.as_str() {
             "bytes" => want.bytes = true,
@@ -66,8 +67,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
                 Ok(mode) => total = mode,
                 Err(code) => return code,
             },
-            "help" => return help::print_help(&cmd),
-            "version" => return help::emit(&help::version_text("wc")),
+            "help" => return help::print_help("wc", cli::HELP, help::Buffering::Line),
+            "version" => return help::print_version("wc", help::Buffering::Line),
             other => unreachable!("option {other} is in the table but not handled"),
         }
     }
@@ -76,10 +77,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
     }
     let operands = scan.into_operands();
     if files0_from.is_some() && !operands.is_empty() {
-        let mut message = b"extra operand ".to_vec();
-        message.extend_from_slice(&quote::quote_always(operands[0].as_bytes()));
-        diag::error(&message);
-        diag::write_stderr(b"file operands cannot be combined with --files0-from\n");
+        diag::error(&trf(c"extra operand %s", &[&quote::quote_always(operands[0].as_bytes())]));
+        let mut line = tr(c"file operands cannot be combined with --files0-from").to_vec();
+        line.push(b'\n');
+        diag::write_stderr(&line);
         diag::try_help();
         return diag::EXIT_FAILURE;
     }
@@ -107,7 +108,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         None => wc.run_operands(operands),
     };
     if let Err(err) = result {
-        diag::error_errno(b"write error", &err);
+        diag::error_errno(tr(c"write error"), &err);
         return diag::EXIT_FAILURE;
     }
     // GNU closes standard input when it read it, and a failure there (it was closed all along)
@@ -133,14 +134,9 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
     if matches.len() == 1 {
         return Ok(matches[0]);
     }
-    let kind: &[u8] = if matches.is_empty() { b"invalid" } else { b"ambiguous" };
-    let mut message = kind.to_vec();
-    message.extend_from_slice(b" argument ");
-    message.extend_from_slice(&quote::quote_locale(v));
-    message.extend_from_slice(b" for ");
-    message.extend_from_slice(&quote::quote_locale(b"--total"));
-    diag::error(&message);
-    let mut list = b"Valid arguments are:".to_vec();
+    let message = if matches.is_empty() { c"invalid argument %s for %s" } else { c"ambiguous argument %s for %s" };
+    diag::error(&trf(message, &[&quote::quote_locale(v), &quote::quote_locale(b"--total")]));
+    let mut list = tr(c"Valid arguments are:").to_vec();
     for name in cli::TOTAL_WHEN {
         list.extend_from_slice(b"\n  - ");
         list.extend_from_slice(&quote::quote_locale(name.as_bytes()));
@@ -241,7 +237,7 @@ impl Wc {
         for name in &names {
             match name {
                 Some(name) if name.is_empty() => {
-                    diag::error(b"invalid zero-length file name");
+                    diag::error(tr(c"invalid zero-length file name"));
                     self.ok = false;
                 }
                 _ => self.count_input(name.as_deref())?,
@@ -260,10 +256,7 @@ impl Wc {
             match std::fs::File::open(list) {
                 Ok(f) => Some(f),
                 Err(err) => {
-                    let mut message = b"cannot open ".to_vec();
-                    message.extend_from_slice(&quote::quote_always(list_name));
-                    message.extend_from_slice(b" for reading");
-                    diag::error_errno(&message, &err);
+                    diag::error_errno(&trf(c"cannot open %s for reading", &[&quote::quote_always(list_name)]), &err);
                     self.ok = false;
                     return Ok(());
                 }
@@ -284,9 +277,11 @@ impl Wc {
                 match names.next_name() {
                     Ok(Some(name)) => all.push(name),
                     Ok(None) => break,
-                    Err(err) => {
-                        self.list_read_error(list_name, &err);
-                        break;
+                    Err(_) => {
+                        // GNU reads a regular list whole first, and gives up when it cannot.
+                        diag::error(&trf(c"cannot read file names from %s", &[&quote::quote_always(list_name)]));
+                        self.ok = false;
+                        return Ok(());
                     }
                 }
             }
@@ -317,9 +312,7 @@ impl Wc {
     }
 
     fn list_read_error(&mut self, list_name: &[u8], err: &io::Error) {
-        let mut message = quote::quotef(list_name);
-        message.extend_from_slice(b": read error");
-        diag::error_errno(&message, err);
+        diag::error_errno(&trf(c"%s: read error", &[&quote::quotef(list_name)]), err);
         self.ok = false;
     }
 
@@ -327,15 +320,18 @@ impl Wc {
     fn list_entry(&mut self, list_name: &[u8], from_stdin: bool, name: &[u8], number: usize) -> io::Result<()> {
         let mut skip = false;
         if from_stdin && name == b"-" {
-            let mut message = b"when reading file names from standard input, no file name of ".to_vec();
-            message.extend_from_slice(&quote::quote_always(name));
-            message.extend_from_slice(b" allowed");
-            diag::error(&message);
+            diag::error(&trf(
+                c"when reading file names from standard input, no file name of %s allowed",
+                &[&quote::quote_always(name)],
+            ));
             skip = true;
         }
         if name.is_empty() {
-            let mut message = quote::quotef(list_name);
-            message.extend_from_slice(format!(":{number}: invalid zero-length file name").as_bytes());
+            let number = number.to_string();
+            let message = format(
+                b"%s:%zu: %s",
+                &[&quote::quotef(list_name), number.as_bytes(), tr(c"invalid zero-length file name")],
+            );
             diag::error(&message);
             skip = true;
         }
@@ -353,13 +349,13 @@ impl Wc {
             TotalMode::Always | TotalMode::Only => true,
         };
         if print {
-            let label: Option<&[u8]> = if self.total == TotalMode::Only { None } else { Some(b"total") };
+            let label = if self.total == TotalMode::Only { None } else { Some(tr(c"total")) };
             let mut totals = self.totals;
             let fields = [
-                (&mut totals.lines, &b"total lines"[..]),
-                (&mut totals.words, b"total words"),
-                (&mut totals.chars, b"total characters"),
-                (&mut totals.bytes, b"total bytes"),
+                (&mut totals.lines, tr(c"total lines")),
+                (&mut totals.words, tr(c"total words")),
+                (&mut totals.chars, tr(c"total characters")),
+                (&mut totals.bytes, tr(c"total bytes")),
             ];
             for ((total, what), overflowed) in fields.into_iter().zip(self.overflow) {
                 if overflowed {
@@ -396,7 +392,7 @@ impl Wc {
         }
         if let Some(err) = read_error {
             // GNU names standard input without an operand 'standard input' (quoted), with one '-'.
-            diag::error_errno(&quote::quotef(name.unwrap_or(b"standard input")), &err);
+            diag::error_errno(&quote::quotef(name.unwrap_or(tr(c"standard input"))), &err);
             self.ok = false;
         }
         // GNU adds characters only when they are printed (else its count stays 0).
@@ -432,7 +428,7 @@ impl Wc {
         }
         if !count_chars && !complicated {
             if self.debug {
-                diag::error(format!("using {} hardware support", platform::simd::Kernel::best().name()).as_bytes());
+                report_kernel();
             }
             if named && let Some((mut counts, error)) = self.count_halves(fd, false) {
                 counts.chars = counts.bytes;
@@ -548,6 +544,31 @@ impl Wc {
         }
         self.out.push(b'\n');
         sink::write_all(platform::STDOUT, &self.out)
+    }
+}
+
+/// `--debug`: which line-counting acceleration is used, worded as GNU 9.12 words it, once per
+/// process (GNU checks the CPU once, at the first input counted by lines); with
+/// `RAPIDUTILS_SIMD` set, also the kernel that setting led to.
+fn report_kernel() {
+    static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    for &(feature, used) in platform::simd::Kernel::best().gnu_debug_report() {
+        let message = match (feature, used) {
+            ("avx512", true) => c"using avx512 hardware support",
+            ("avx512", false) => c"avx512 support not detected",
+            ("avx2", true) => c"using avx2 hardware support",
+            ("avx2", false) => c"avx2 support not detected",
+            ("neon", true) => c"using neon hardware support",
+            _ => c"neon support not detected",
+        };
+        diag::error(tr(message));
+    }
+    // Our own knob, for tests and comparisons: say which kernel it led to.
+    if std::env::var_os("RAPIDUTILS_SIMD").is_some() {
+        diag::error(format!("RAPIDUTILS_SIMD: using {}", platform::simd::Kernel::best().name()).as_bytes());
     }
 }
 

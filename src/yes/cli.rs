@@ -1,13 +1,22 @@
 //! The `yes` command line: the one definition its parser, help, man page and completions use.
+//!
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
+//! texts from those pieces.
 
-use crate::common::help::{help_arg, version_arg};
+use crate::common::help::{HELP_OPTION, Piece, VERSION_OPTION, help_arg, usage_lines, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
+
+const USAGE: Piece = Piece::Printf(c"Usage: %s [STRING]...\n  or:  %s OPTION\n");
+const DESCRIPTION: Piece = Piece::Text(c"Repeatedly output a line with all specified STRING(s), or 'y'.\n\n");
+
+/// `yes --help`, as GNU 9.12 prints it (before its closing lines).
+pub const HELP: &[Piece] = &[USAGE, DESCRIPTION, HELP_OPTION, VERSION_OPTION];
 
 pub fn command() -> Command {
     Command::new("yes")
-        .override_usage("yes [STRING]...\nyes OPTION")
+        .override_usage(usage_lines(USAGE, "yes"))
         .about("output a string repeatedly until killed")
-        .long_about("Repeatedly output a line with all specified STRING(s), or 'y'.\n")
+        .long_about(DESCRIPTION.msgid().trim_end_matches('\n').to_owned() + "\n")
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)

@@ -13,6 +13,7 @@ mod cli;
 pub use cli::command;
 
 use crate::common::getopt::Getopt;
+use crate::common::i18n::tr;
 use crate::common::{diag, help, sink};
 use crate::platform::{self, FileKind, PageBuffer};
 use std::ffi::OsString;
@@ -37,15 +38,15 @@ pub fn main(args: Vec<OsString>) -> i32 {
     // (anywhere before `--`, unless POSIXLY_CORRECT) decides, and later ones are not looked at.
     let mut scan = Getopt::for_command(&cmd, args);
     match scan.next() {
-        Some(Ok(opt)) if opt.id == "help" => return help::print_help(&cmd),
-        Some(Ok(_)) => return help::emit(&help::version_text("yes")),
-        Some(Err(err)) => return diag::usage_error(&err.message()),
+        Some(Ok(opt)) if opt.id == "help" => return help::print_help("yes", cli::HELP, help::Buffering::Full),
+        Some(Ok(_)) => return help::print_version("yes", help::Buffering::Full),
+        Some(Err(err)) => return err.report(),
         None => {}
     }
     let operands = scan.into_operands();
     let line = build_line(&operands);
     let err = run(&line);
-    diag::error_errno(b"standard output", &err);
+    diag::error_errno(tr(c"standard output"), &err);
     diag::EXIT_FAILURE
 }
 

@@ -44,7 +44,7 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
 ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
 
-.PHONY: all build test test-deps test-aarch64 aarch64-deps install uninstall bench clean man completions generate \
+.PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
 
 all: build
@@ -56,12 +56,19 @@ build:
 # man-page and completion checkers (mandoc, man-db, zsh, fish), the locale sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
 TEST_PROGRAMS := strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish
+TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
+	zh_CN.GB18030 ru_RU.KOI8-R ru_RU.UTF-8
 test-deps:
 	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
-	@# wc's EUC-JP and GB18030 tests compile those locales with localedef from these sources.
+	@# The locales the differential tests run in, compiled with localedef from the sources in
+	@# the package 'locales' (the message catalogs come with coreutils and locales).
 	@test -e /usr/share/i18n/charmaps/GB18030.gz -a -e /usr/share/i18n/locales/ja_JP \
 	  || { apt-get update -qq && apt-get install -y -qq locales; }
+	@have=$$(locale -a | tr A-Z a-z); for l in $(TEST_LOCALES); do src=$${l%%.*}; cs=$${l#*.}; \
+	  norm=$$(echo "$$src.$$cs" | tr -d - | tr A-Z a-z); \
+	  printf '%s\n' "$$have" | grep -qx "$$norm" || { echo "localedef $$l"; localedef -i $$src -f $$cs $$l || \
+	    locale -a | tr A-Z a-z | grep -qx "$$norm" || exit 1; }; done
 	@bash $(ORACLE_SH) >/dev/null || true
 	@/opt/gnu-oracle/bin/yes --version | head -n1
 
@@ -70,8 +77,17 @@ test-deps:
 # (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
 test: test-deps
 	$(CARGO) test --release
+	$(MAKE) test-gnu
 	$(CARGO) test --release --features portable
 	$(MAKE) test-aarch64
+
+# GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
+# run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:
+# ci/gnu-tests.sh fetches them from Debian's archive (the oracle's version when the archive has
+# it, else the newest it has) into /var/cache/rapidutils-gnu-tests; none is in this repository.
+test-gnu:
+	$(CARGO) build --release --bins
+	bash ci/gnu-tests.sh -q target/release
 
 # aarch64 (NEON kernels; macOS on Apple silicon and aarch64 Linux run them): the library's
 # unit tests cross-compiled and run by qemu's user-mode emulator. The tools' integration tests

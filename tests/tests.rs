@@ -7,6 +7,7 @@ mod faults;
 mod generated;
 mod hostile;
 mod install;
+mod locale_diff;
 mod multicall;
 mod util;
 mod wc_diff;

@@ -6,7 +6,7 @@
 //! gives the help's order.
 
 use crate::common::help::{
-    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, help_arg, option_description, usage_lines, version_arg,
+    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg,
 };
 use clap::{Arg, ArgAction, Command, ValueHint};
 
@@ -53,7 +53,7 @@ pub const HELP: &[Piece] = &[
 ];
 
 fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, piece: Piece) -> Arg {
-    let arg = Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order).help(option_description(piece));
+    let arg = described(Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order), piece);
     match long {
         Some(long) => arg.long(long),
         None => arg,
@@ -61,13 +61,14 @@ fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize,
 }
 
 pub fn command() -> Command {
-    let long_about = [DESCRIPTION, STDIN_NOTE].map(|p| p.msgid()).concat();
-    Command::new("cat")
-        .override_usage(usage_lines(USAGE, "cat"))
-        .about("concatenate files and print on the standard output")
-        .long_about(long_about.trim_end().to_owned())
-        .after_help(EXAMPLES.msgid().replace("%s", "{prog}").trim_end().to_owned())
-        .disable_help_flag(true)
+    let cmd = Command::new("cat").about("concatenate files and print on the standard output");
+    let cmd = documented(cmd, USAGE, &[DESCRIPTION, STDIN_NOTE]);
+    let cmd = if crate::common::help::DOCUMENTED {
+        cmd.after_help(EXAMPLES.msgid().replace("%s", "{prog}").trim_end().to_owned())
+    } else {
+        cmd
+    };
+    cmd.disable_help_flag(true)
         .disable_version_flag(true)
         .arg(flag("number-nonblank", 'b', Some("number-nonblank"), 2, NUMBER_NONBLANK))
         .arg(flag("number", 'n', Some("number"), 5, NUMBER))

@@ -194,10 +194,13 @@ pub fn byte_to_char(byte: u8) -> Option<u32> {
     if wc != u32::MAX {
         return Some(wc);
     }
-    // SAFETY: a query (NULL locale) of the current LC_CTYPE name, compared at once.
-    let name = unsafe { libc::setlocale(libc::LC_CTYPE, std::ptr::null()) };
-    // SAFETY: setlocale returned a NUL-terminated string (or NULL, checked).
-    let c_locale = !name.is_null() && matches!(unsafe { CStr::from_ptr(name) }.to_bytes(), b"C" | b"POSIX");
+    static C_LOCALE: OnceLock<bool> = OnceLock::new();
+    let c_locale = *C_LOCALE.get_or_init(|| {
+        // SAFETY: a query (NULL locale) of the current LC_CTYPE name, compared at once.
+        let name = unsafe { libc::setlocale(libc::LC_CTYPE, std::ptr::null()) };
+        // SAFETY: setlocale returned a NUL-terminated string (or NULL, checked).
+        !name.is_null() && matches!(unsafe { CStr::from_ptr(name) }.to_bytes(), b"C" | b"POSIX")
+    });
     c_locale.then_some(u32::from(byte))
 }
 

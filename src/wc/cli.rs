@@ -5,7 +5,9 @@
 //! decides the order of "possibilities" in an ambiguous-option message); `display_order` gives
 //! the help's order.
 
-use crate::common::help::{HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, help_arg, option_description, usage_lines};
+use crate::common::help::{
+    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg,
+};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 /// The values `--total` takes, in GNU's argmatch order (its "Valid arguments" list). Not a
@@ -64,7 +66,7 @@ pub const HELP: &[Piece] = &[
 ];
 
 fn flag(id: &'static str, short: Option<char>, order: usize, piece: Piece) -> Arg {
-    let arg = Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order).help(option_description(piece));
+    let arg = described(Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order), piece);
     match short {
         Some(c) => arg.short(c),
         None => arg,
@@ -72,11 +74,8 @@ fn flag(id: &'static str, short: Option<char>, order: usize, piece: Piece) -> Ar
 }
 
 pub fn command() -> Command {
-    let long_about = [DESCRIPTION, STDIN_NOTE, SELECTION].map(|p| p.msgid()).concat();
-    Command::new("wc")
-        .override_usage(usage_lines(USAGE, "wc"))
-        .about("print newline, word, and byte counts for each file")
-        .long_about(long_about.trim_end().to_owned())
+    let cmd = Command::new("wc").about("print newline, word, and byte counts for each file");
+    documented(cmd, USAGE, &[DESCRIPTION, STDIN_NOTE, SELECTION])
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
@@ -85,26 +84,22 @@ pub fn command() -> Command {
         .arg(flag("lines", Some('l'), 3, LINES))
         .arg(flag("words", Some('w'), 8, WORDS))
         .arg(flag("debug", None, 4, DEBUG))
-        .arg(
+        .arg(described(
             Arg::new("files0-from")
                 .long("files0-from")
                 .value_name("F")
                 .value_hint(ValueHint::FilePath)
                 .action(ArgAction::Set)
-                .display_order(5)
-                .help(option_description(FILES0_FROM)),
-        )
+                .display_order(5),
+            FILES0_FROM,
+        ))
         .arg(flag("max-line-length", Some('L'), 6, MAX_LINE_LENGTH))
-        .arg(
-            Arg::new("total")
-                .long("total")
-                .value_name("WHEN")
-                .action(ArgAction::Set)
-                .display_order(9)
-                .help(option_description(TOTAL)),
-        )
+        .arg(described(
+            Arg::new("total").long("total").value_name("WHEN").action(ArgAction::Set).display_order(9),
+            TOTAL,
+        ))
         .arg(help_arg().display_order(10))
-        .arg(crate::common::help::version_arg().display_order(11))
+        .arg(version_arg().display_order(11))
         .arg(
             Arg::new("FILE")
                 .action(ArgAction::Append)

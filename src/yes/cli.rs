@@ -3,7 +3,7 @@
 //! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
 //! texts from those pieces.
 
-use crate::common::help::{HELP_OPTION, Piece, VERSION_OPTION, help_arg, usage_lines, version_arg};
+use crate::common::help::{HELP_OPTION, Piece, VERSION_OPTION, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 const USAGE: Piece = Piece::Printf(c"Usage: %s [STRING]...\n  or:  %s OPTION\n");
@@ -13,10 +13,8 @@ const DESCRIPTION: Piece = Piece::Text(c"Repeatedly output a line with all speci
 pub const HELP: &[Piece] = &[USAGE, DESCRIPTION, HELP_OPTION, VERSION_OPTION];
 
 pub fn command() -> Command {
-    Command::new("yes")
-        .override_usage(usage_lines(USAGE, "yes"))
-        .about("output a string repeatedly until killed")
-        .long_about(DESCRIPTION.msgid().trim_end_matches('\n').to_owned() + "\n")
+    let cmd = Command::new("yes").about("output a string repeatedly until killed");
+    documented(cmd, USAGE, &[DESCRIPTION])
         .next_line_help(true)
         .disable_help_flag(true)
         .disable_version_flag(true)

@@ -41,8 +41,8 @@ BINARIES    ?=
 CARGO       ?= cargo
 TOOLS       := cat wc yes
 RELEASE     := $(or $(BINARIES),target/release)
-# The GNU 9.12 reference: the shared copy beside the checkout when there is one, else ours.
-ORACLE_SH   := $(firstword $(wildcard ../shared/tools/gnu-oracle.sh) ci/gnu-oracle.sh)
+# The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
+ORACLE_SH   := ci/gnu-oracle.sh
 
 .PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
@@ -69,8 +69,8 @@ test-deps:
 	  norm=$$(echo "$$src.$$cs" | tr -d - | tr A-Z a-z); \
 	  printf '%s\n' "$$have" | grep -qx "$$norm" || { echo "localedef $$l"; localedef -i $$src -f $$cs $$l || \
 	    locale -a | tr A-Z a-z | grep -qx "$$norm" || exit 1; }; done
-	@bash $(ORACLE_SH) >/dev/null || true
-	@/opt/gnu-oracle/bin/yes --version | head -n1
+	@bash $(ORACLE_SH) >/dev/null
+	@/opt/gnu-oracle/bin/yes --version | sed -n 1p
 
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
 # once with the zero-copy paths and once with the portable fallbacks only; then the unit tests

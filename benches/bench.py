@@ -384,26 +384,50 @@ def suite_startup(args):
     with open(tiny, "w") as f:
         f.write("hello\n")
     multi = os.path.join(RELEASE, "rapidutils")
+    missing = os.path.join(BENCH_DIR, "no-such-file")
+    # (tool, through a shell, command, LANG or None for the environment's locale). Translated
+    # rows: a run that prints nothing translated must not open a catalog (GNU 9.1 selects every
+    # locale category at start); one that prints a message opens the same catalog GNU opens.
     cases = {
-        "yes --version > /dev/null": ("yes", False, lambda argv: " ".join(argv) + " --version"),
-        "yes \\| head -n1": ("yes", True, lambda argv: " ".join(argv) + " | head -n1"),
-        "cat tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " " + tiny),
-        "cat -n tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " -n " + tiny),
-        "wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny),
-        "wc tiny-file": ("wc", False, lambda argv: " ".join(argv) + " " + tiny),
-        "wc -c 200M-file (fstat)": ("wc", False, lambda argv: " ".join(argv) + " -c " + text),
+        "yes --version > /dev/null": ("yes", False, lambda argv: " ".join(argv) + " --version", None),
+        "yes \\| head -n1": ("yes", True, lambda argv: " ".join(argv) + " | head -n1", None),
+        "cat tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " " + tiny, None),
+        "cat -n tiny-file > /dev/null": ("cat", False, lambda argv: " ".join(argv) + " -n " + tiny, None),
+        "wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny, None),
+        "wc tiny-file": ("wc", False, lambda argv: " ".join(argv) + " " + tiny, None),
+        "wc -c 200M-file (fstat)": ("wc", False, lambda argv: " ".join(argv) + " -c " + text, None),
+        "LANG=fr_FR.UTF-8 cat tiny-file": ("cat", False, lambda argv: " ".join(argv) + " " + tiny, "fr_FR.UTF-8"),
+        "LANG=fr_FR.UTF-8 wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny, "fr_FR.UTF-8"),
+        "LANG=fr_FR.UTF-8 wc tiny-file": ("wc", False, lambda argv: " ".join(argv) + " " + tiny, "fr_FR.UTF-8"),
+        "LANG=fr_FR.UTF-8 wc tiny tiny (prints 'total')": (
+            "wc", False, lambda argv: " ".join(argv) + f" {tiny} {tiny}", "fr_FR.UTF-8"),
+        "LANG=fr_FR.UTF-8 cat missing-file (message)": (
+            "cat", True, lambda argv: " ".join(argv) + f" {missing} 2>/dev/null; true", "fr_FR.UTF-8"),
+        "LANG=ja_JP.EUC-JP wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny, "ja_JP.EUC-JP"),
+        "LANG=ja_JP.EUC-JP wc tiny tiny (prints 'total')": (
+            "wc", False, lambda argv: " ".join(argv) + f" {tiny} {tiny}", "ja_JP.EUC-JP"),
     }
     results = {}
     runs = 50 if args.quick else 200
-    for case, (tool, shell, make) in cases.items():
+    saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
+    for case, (tool, shell, make, lang) in cases.items():
         impls = {k: v for k, v in implementations(tool).items() if k in ("rapidutils", "gnu-9.1", "gnu-9.12")}
         names = list(impls) + ["rapidutils (multi-call)"]
         argvs = list(impls.values()) + [[multi, tool]]
+        if lang:
+            for k in ("LC_ALL", "LANGUAGE"):
+                os.environ.pop(k, None)
+            os.environ["LANG"] = lang
         per = {n: [] for n in names}
         for _ in range(1 if args.quick else 3):
             means = hyperfine_mean([make(a) for a in argvs], runs, shell)
             for n, m in zip(names, means):
                 per[n].append(m * 1000)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         results[case] = per
     report("start-up (hyperfine median, ms; lower is better)", "ms", results, higher_is_better=False)
 

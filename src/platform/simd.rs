@@ -162,6 +162,16 @@ pub trait BlockMasks: Copy {
     fn eq(self, block: &[u8; 64], byte: u8) -> u64;
     /// `block[i] >= 0x80`.
     fn high(self, block: &[u8; 64]) -> u64;
+    /// `block[i] >= byte` (unsigned).
+    #[inline(always)]
+    fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+        imp::ge_mask64(block, byte)
+    }
+    /// UTF-8 continuation bytes: `0x80 <= block[i] <= 0xbf`.
+    #[inline(always)]
+    fn continuation(self, block: &[u8; 64]) -> u64 {
+        self.utf8_ranges(block).cont
+    }
     /// Below 0x20, 0x7f, or above (see [`control_or_high_mask64`]).
     fn control_or_high(self, block: &[u8; 64]) -> u64;
     /// ASCII controls: below 0x20, and 0x7f.
@@ -174,6 +184,209 @@ pub trait BlockMasks: Copy {
     fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges;
     /// See [`ascii_blocks`].
     fn ascii_blocks(self, buf: &[u8]) -> usize;
+    /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson
+    /// and simdutf) finds an error in the 64-byte block at `window[3..]`, given the three bytes
+    /// before it in `window[..3]`: a byte that cannot follow the byte before it (a missing or
+    /// stray continuation byte, an overlong form, a surrogate, past U+10FFFF) or a continuation
+    /// byte missing two or three places after a lead. A character that begins in the block and
+    /// is cut off by its end is caught by the next block's check. Instruction sets without
+    /// table look-ups say `true` (unknown).
+    #[inline(always)]
+    fn utf8_errors(self, window: &[u8; 67]) -> bool {
+        let _ = window;
+        true
+    }
+    /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
+    /// `table[block[i] & 63] & select[r] != 0`.
+    #[inline(always)]
+    fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        imp::lookup64(block, table, select)
+    }
+    /// Whether [`Self::pattern_starts`] runs on vector table look-ups (AVX2, AVX-512, NEON);
+    /// without them a caller may do better with a few compares of its own.
+    const TABLE_LOOKUPS: bool = false;
+    /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
+    /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
+    /// bytes). See [`NibblePatterns`].
+    #[inline(always)]
+    fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        scalar_pattern_starts(window, patterns, select)
+    }
+}
+
+/// Up to eight byte patterns of up to three bytes, as nibble look-up tables (the shuffle-based
+/// classification of simdjson and simdutf): pattern k matches at i when, for each position j,
+/// bit k is set in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So the bytes a
+/// pattern allows at a position are a set of high nibbles times a set of low nibbles (a set of
+/// another shape takes several patterns), and a position past its length allows every byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NibblePatterns {
+    pub lo: [[u8; 16]; 3],
+    pub hi: [[u8; 16]; 3],
+}
+
+impl NibblePatterns {
+    /// The patterns (bits) that match at the start of `bytes` (three bytes or more).
+    #[inline(always)]
+    pub fn at(&self, bytes: &[u8]) -> u8 {
+        (0..3)
+            .fold(0xff, |acc, j| acc & self.lo[j][usize::from(bytes[j] & 15)] & self.hi[j][usize::from(bytes[j] >> 4)])
+    }
+
+    /// Lets pattern `bit` (a single bit) take the bytes `highs` x `lows` (nibble sets as bit
+    /// masks) at position `j`.
+    pub fn allow(&mut self, bit: u8, j: usize, highs: u16, lows: u16) {
+        for n in 0..16 {
+            if highs >> n & 1 != 0 {
+                self.hi[j][n] |= bit;
+            }
+            if lows >> n & 1 != 0 {
+                self.lo[j][n] |= bit;
+            }
+        }
+    }
+}
+
+/// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
+/// [`BlockMasks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
+/// byte's own high nibble; a byte pair is an error where all three share a bit (and that bit is
+/// not bit 7, the "two continuations" bit, where a continuation byte is expected).
+pub mod utf8_tables {
+    const TOO_SHORT: u8 = 1 << 0;
+    const TOO_LONG: u8 = 1 << 1;
+    const OVERLONG_3: u8 = 1 << 2;
+    const TOO_LARGE: u8 = 1 << 3;
+    const SURROGATE: u8 = 1 << 4;
+    const OVERLONG_2: u8 = 1 << 5;
+    const TOO_LARGE_1000: u8 = 1 << 6;
+    const OVERLONG_4: u8 = 1 << 6;
+    const TWO_CONTS: u8 = 1 << 7;
+    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+    pub const BYTE_1_HIGH: [u8; 16] = [
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TOO_SHORT | OVERLONG_2,
+        TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ];
+    pub const BYTE_1_LOW: [u8; 16] = [
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        CARRY | OVERLONG_2,
+        CARRY,
+        CARRY,
+        CARRY | TOO_LARGE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ];
+    pub const BYTE_2_HIGH: [u8; 16] = [
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+    ];
+
+    /// The validator one byte at a time: whether `byte` after `prev3`, `prev2`, `prev1` is
+    /// an error (the reference of the vector versions).
+    pub fn error_at(prev3: u8, prev2: u8, prev1: u8, byte: u8) -> bool {
+        let special = BYTE_1_HIGH[usize::from(prev1 >> 4)]
+            & BYTE_1_LOW[usize::from(prev1 & 15)]
+            & BYTE_2_HIGH[usize::from(byte >> 4)];
+        let must = if prev2 >= 0xe0 || prev3 >= 0xf0 { 0x80 } else { 0 };
+        special ^ must != 0
+    }
+}
+
+/// The starts of valid UTF-8 characters of two to four bytes as [`NibblePatterns`] (by the
+/// Unicode rules GNU 9.12 decodes by: no overlong form, no surrogate, nothing past U+10FFFF),
+/// the first three bytes of each form; the patterns in [`UTF8_FOUR_BYTE`] also need a
+/// continuation byte in fourth place. ASCII is not among them.
+pub fn utf8_start_patterns() -> &'static NibblePatterns {
+    static PATTERNS: std::sync::OnceLock<NibblePatterns> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        const ALL: u16 = 0xffff;
+        const CONT: u16 = 0x0f00; // high nibbles 8..=B
+        let mut p = NibblePatterns::default();
+        // (bit, lead: high nibbles x low nibbles, second byte's high nibbles, third byte's)
+        let forms: [(u8, u16, u16, u16, u16); 8] = [
+            (1 << 0, 1 << 0xc, 0xfffc, CONT, ALL),      // C2..=CF, any continuation
+            (1 << 1, 1 << 0xd, ALL, CONT, ALL),         // D0..=DF
+            (1 << 2, 1 << 0xe, 1 << 0, 0x0c00, CONT),   // E0, A0..=BF
+            (1 << 3, 1 << 0xe, 0xdffe, CONT, CONT),     // E1..=EC, EE, EF
+            (1 << 4, 1 << 0xe, 1 << 0xd, 0x0300, CONT), // ED, 80..=9F
+            (1 << 5, 1 << 0xf, 1 << 0, 0x0e00, CONT),   // F0, 90..=BF
+            (1 << 6, 1 << 0xf, 0x000e, CONT, CONT),     // F1..=F3
+            (1 << 7, 1 << 0xf, 1 << 4, 0x0100, CONT),   // F4, 80..=8F
+        ];
+        for (bit, lead_hi, lead_lo, second_hi, third_hi) in forms {
+            p.allow(bit, 0, lead_hi, lead_lo);
+            p.allow(bit, 1, second_hi, ALL);
+            p.allow(bit, 2, third_hi, ALL);
+        }
+        p
+    })
+}
+
+/// The bits of [`utf8_start_patterns`] that are four-byte forms.
+pub const UTF8_FOUR_BYTE: u8 = 0b1110_0000;
+
+/// [`BlockMasks::lookup64`] one byte at a time (instruction sets without table look-ups, and
+/// the reference of the vector versions).
+#[inline(always)]
+pub fn scalar_lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    for (i, &b) in block.iter().enumerate() {
+        let v = table[usize::from(b & 63)];
+        for (r, bits) in select.iter().enumerate() {
+            out[r] |= u64::from(v & bits != 0) << i;
+        }
+    }
+    out
+}
+
+/// [`BlockMasks::pattern_starts`] one position at a time (instruction sets without table
+/// look-ups, and the reference of the vector versions).
+#[inline(always)]
+pub fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    for i in 0..64 {
+        let hit = patterns.at(&window[i..]);
+        for (r, bits) in select.iter().enumerate() {
+            out[r] |= u64::from(hit & bits != 0) << i;
+        }
+    }
+    out
 }
 
 /// The block masks every build has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere and with
@@ -182,6 +395,15 @@ pub trait BlockMasks: Copy {
 pub struct Baseline;
 
 impl BlockMasks for Baseline {
+    const TABLE_LOOKUPS: bool = imp::HAS_NEON;
+    #[inline(always)]
+    fn utf8_errors(self, window: &[u8; 67]) -> bool {
+        imp::utf8_errors(window)
+    }
+    #[inline(always)]
+    fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        imp::pattern_starts(window, patterns, select)
+    }
     #[inline(always)]
     fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
         eq_mask64(block, byte)
@@ -324,22 +546,45 @@ pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
 
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod imp {
+    use super::NibblePatterns;
     use std::arch::x86_64::{
         __m128i, __m256i, __m512i, _mm_add_epi64, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
-        _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128,
-        _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
-        _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8, _mm512_add_epi8, _mm512_add_epi64,
-        _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask,
-        _mm512_cmplt_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_mask_mov_epi8,
-        _mm512_maskz_compress_epi8, _mm512_maskz_mov_epi8, _mm512_movepi8_mask, _mm512_movm_epi8,
-        _mm512_permutex2var_epi8, _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512,
-        _mm512_storeu_si512, _mm512_sub_epi8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask, _mm512_xor_si512,
+        _mm_loadu_si128, _mm_max_epu8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_srli_si128, _mm_sub_epi8, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
+        _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
+        _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_max_epu8, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_slli_epi16, _mm256_srli_epi16, _mm256_sub_epi8, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+        _mm512_add_epi8, _mm512_add_epi64, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask,
+        _mm512_cmpge_epu8_mask, _mm512_cmple_epu8_mask, _mm512_cmplt_epi8_mask, _mm512_cmplt_epu8_mask,
+        _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_mov_epi8, _mm512_maskz_compress_epi8,
+        _mm512_maskz_mov_epi8, _mm512_movepi8_mask, _mm512_movm_epi8, _mm512_or_si512, _mm512_permutex2var_epi8,
+        _mm512_reduce_add_epi64, _mm512_sad_epu8, _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8,
+        _mm512_srli_epi16, _mm512_storeu_si512, _mm512_sub_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32,
+        _mm512_test_epi8_mask, _mm512_xor_si512,
     };
 
     pub use super::no_neon::*;
 
     pub const HAS_X86_KERNELS: bool = true;
+
+    /// SSE2 has no byte shuffle: the baseline does not validate by table look-ups.
+    #[inline(always)]
+    pub fn utf8_errors(_window: &[u8; 67]) -> bool {
+        true
+    }
+
+    /// SSE2 has no byte shuffle: the baseline looks tables up one byte at a time.
+    #[inline(always)]
+    pub fn lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        super::scalar_lookup64(block, table, select)
+    }
+
+    /// SSE2 has no byte shuffle: the baseline looks the patterns up one position at a time.
+    #[inline(always)]
+    pub fn pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        super::scalar_pattern_starts(window, patterns, select)
+    }
 
     #[inline(always)]
     pub fn prefetch(at: *const u8) {
@@ -477,6 +722,88 @@ mod imp {
     }
 
     impl BlockMasks for Avx512Masks {
+        const TABLE_LOOKUPS: bool = true;
+
+        #[inline(always)]
+        fn utf8_errors(self, window: &[u8; 67]) -> bool {
+            use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; the loads read 64
+            // bytes at offsets 0..=3 of the 67-byte window, and 16 bytes of each table.
+            unsafe {
+                let w = window.as_ptr();
+                let input = _mm512_loadu_si512(w.add(3).cast::<__m512i>());
+                let prev1 = _mm512_loadu_si512(w.add(2).cast::<__m512i>());
+                let prev2 = _mm512_loadu_si512(w.add(1).cast::<__m512i>());
+                let prev3 = _mm512_loadu_si512(w.cast::<__m512i>());
+                let low = _mm512_set1_epi8(0x0f);
+                // (No closures: they would not inherit the caller's target features.)
+                let t1h = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_1_HIGH.as_ptr().cast::<__m128i>()));
+                let t1l = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_1_LOW.as_ptr().cast::<__m128i>()));
+                let t2h = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_2_HIGH.as_ptr().cast::<__m128i>()));
+                let b1h = _mm512_shuffle_epi8(t1h, _mm512_and_si512(_mm512_srli_epi16(prev1, 4), low));
+                let b1l = _mm512_shuffle_epi8(t1l, _mm512_and_si512(prev1, low));
+                let b2h = _mm512_shuffle_epi8(t2h, _mm512_and_si512(_mm512_srli_epi16(input, 4), low));
+                // special = b1h & b1l & b2h
+                let special = _mm512_ternarylogic_epi32(b1h, b1l, b2h, 0x80);
+                let third = _mm512_subs_epu8(prev2, _mm512_set1_epi8((0xe0u8 - 0x80) as i8));
+                let fourth = _mm512_subs_epu8(prev3, _mm512_set1_epi8((0xf0u8 - 0x80) as i8));
+                let must = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(0x80u8 as i8));
+                _mm512_test_epi8_mask(_mm512_xor_si512(special, must), _mm512_set1_epi8(-1)) != 0
+            }
+        }
+
+        #[inline(always)]
+        fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; the table loads read
+            // 16 of its 64 bytes each. Four 16-entry shuffles, chosen by the index's bits 4 and 5
+            // (no VBMI needed).
+            unsafe {
+                let idx = _mm512_and_si512(load512(block), _mm512_set1_epi8(0x3f));
+                let t = table.as_ptr().cast::<__m128i>();
+                let r0 = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(t)), idx);
+                let r1 = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(t.add(1))), idx);
+                let r2 = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(t.add(2))), idx);
+                let r3 = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(t.add(3))), idx);
+                let bit4 = _mm512_test_epi8_mask(idx, _mm512_set1_epi8(0x10));
+                let bit5 = _mm512_test_epi8_mask(idx, _mm512_set1_epi8(0x20));
+                let r = _mm512_mask_blend_epi8(
+                    bit5,
+                    _mm512_mask_blend_epi8(bit4, r0, r1),
+                    _mm512_mask_blend_epi8(bit4, r2, r3),
+                );
+                [
+                    _mm512_test_epi8_mask(r, _mm512_set1_epi8(select[0] as i8)),
+                    _mm512_test_epi8_mask(r, _mm512_set1_epi8(select[1] as i8)),
+                    _mm512_test_epi8_mask(r, _mm512_set1_epi8(select[2] as i8)),
+                ]
+            }
+        }
+
+        #[inline(always)]
+        fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; every load reads 64
+            // bytes at offsets 0..=2 of the 66-byte window, or 16 bytes of a 16-byte table.
+            unsafe {
+                let low = _mm512_set1_epi8(0x0f);
+                let mut hits = _mm512_set1_epi8(-1);
+                for j in 0..3 {
+                    let v = _mm512_loadu_si512(window.as_ptr().add(j).cast::<__m512i>());
+                    let lo_table = _mm512_broadcast_i32x4(_mm_loadu_si128(patterns.lo[j].as_ptr().cast::<__m128i>()));
+                    let hi_table = _mm512_broadcast_i32x4(_mm_loadu_si128(patterns.hi[j].as_ptr().cast::<__m128i>()));
+                    let lo = _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, low));
+                    let hi = _mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), low));
+                    // hits & lo & hi
+                    hits = _mm512_ternarylogic_epi32(hits, lo, hi, 0x80);
+                }
+                // (No closures here: they would not inherit the caller's target features.)
+                [
+                    _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[0] as i8)),
+                    _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[1] as i8)),
+                    _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[2] as i8)),
+                ]
+            }
+        }
+
         #[inline(always)]
         fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
             // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
@@ -487,6 +814,19 @@ mod imp {
         fn high(self, block: &[u8; 64]) -> u64 {
             // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
             unsafe { _mm512_movepi8_mask(load512(block)) }
+        }
+
+        #[inline(always)]
+        fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            unsafe { _mm512_cmpge_epu8_mask(load512(block), _mm512_set1_epi8(byte as i8)) }
+        }
+
+        #[inline(always)]
+        fn continuation(self, block: &[u8; 64]) -> u64 {
+            // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+            // Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
+            unsafe { _mm512_cmplt_epi8_mask(load512(block), _mm512_set1_epi8(-64)) }
         }
 
         #[inline(always)]
@@ -553,6 +893,20 @@ mod imp {
         }
     }
 
+    /// The 64-entry look-up of `idx` (each byte below 64) in the four 16-byte quarters `q` (each
+    /// in both lanes). Only from Avx2Masks methods (no closure there: a closure would not
+    /// inherit the caller's target features).
+    #[inline(always)]
+    fn look64(q: &[__m256i; 4], idx: __m256i) -> __m256i {
+        // SAFETY: called only from Avx2Masks methods: the CPU has AVX2.
+        unsafe {
+            let bit4 = _mm256_slli_epi16(idx, 3);
+            let low = _mm256_blendv_epi8(_mm256_shuffle_epi8(q[0], idx), _mm256_shuffle_epi8(q[1], idx), bit4);
+            let high = _mm256_blendv_epi8(_mm256_shuffle_epi8(q[2], idx), _mm256_shuffle_epi8(q[3], idx), bit4);
+            _mm256_blendv_epi8(low, high, _mm256_slli_epi16(idx, 2))
+        }
+    }
+
     /// AVX2 block masks. Only `avx2_context` makes one, after its caller checked that the CPU
     /// has AVX2: holding one proves the AVX2 instructions below can run.
     #[derive(Clone, Copy, Debug)]
@@ -575,6 +929,127 @@ mod imp {
     }
 
     impl BlockMasks for Avx2Masks {
+        const TABLE_LOOKUPS: bool = true;
+
+        #[inline(always)]
+        fn utf8_errors(self, window: &[u8; 67]) -> bool {
+            use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2; the loads read 32 bytes at
+            // offsets 0..=35 of the 67-byte window, and 16 bytes of each table.
+            unsafe {
+                let w = window.as_ptr();
+                let low = _mm256_set1_epi8(0x0f);
+                let t1h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_HIGH.as_ptr().cast()));
+                let t1l = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_LOW.as_ptr().cast()));
+                let t2h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_2_HIGH.as_ptr().cast()));
+                let (sub3, sub4, top) = (
+                    _mm256_set1_epi8((0xe0u8 - 0x80) as i8),
+                    _mm256_set1_epi8((0xf0u8 - 0x80) as i8),
+                    _mm256_set1_epi8(0x80u8 as i8),
+                );
+                let mut errors = _mm256_setzero_si256();
+                for h in 0..2 {
+                    // (No closures: they would not inherit the caller's target features.)
+                    let p = w.add(32 * h);
+                    let input = _mm256_loadu_si256(p.add(3).cast::<__m256i>());
+                    let prev1 = _mm256_loadu_si256(p.add(2).cast::<__m256i>());
+                    let prev2 = _mm256_loadu_si256(p.add(1).cast::<__m256i>());
+                    let prev3 = _mm256_loadu_si256(p.cast::<__m256i>());
+                    let b1h = _mm256_shuffle_epi8(t1h, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low));
+                    let b1l = _mm256_shuffle_epi8(t1l, _mm256_and_si256(prev1, low));
+                    let b2h = _mm256_shuffle_epi8(t2h, _mm256_and_si256(_mm256_srli_epi16(input, 4), low));
+                    let special = _mm256_and_si256(_mm256_and_si256(b1h, b1l), b2h);
+                    let must = _mm256_and_si256(
+                        _mm256_or_si256(_mm256_subs_epu8(prev2, sub3), _mm256_subs_epu8(prev3, sub4)),
+                        top,
+                    );
+                    errors = _mm256_or_si256(errors, _mm256_xor_si256(special, must));
+                }
+                _mm256_testz_si256(errors, errors) == 0
+            }
+        }
+
+        #[inline(always)]
+        fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2; the table loads read 16 of
+            // its 64 bytes each. Four 16-entry shuffles, chosen by the index's bits 4 and 5 moved
+            // up to bit 7 (blendv's selector; a 16-bit shift spills into the next byte's bit 0,
+            // which blendv ignores).
+            unsafe {
+                let t = table.as_ptr().cast::<__m128i>();
+                let q0 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t));
+                let q1 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(1)));
+                let q2 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(2)));
+                let q3 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(3)));
+                let six = _mm256_set1_epi8(0x3f);
+                let (ia, ib) = (_mm256_and_si256(a, six), _mm256_and_si256(b, six));
+                let (ra, rb) = (look64(&[q0, q1, q2, q3], ia), look64(&[q0, q1, q2, q3], ib));
+                let zero = _mm256_setzero_si256();
+                let (s0, s1, s2) = (
+                    _mm256_set1_epi8(select[0] as i8),
+                    _mm256_set1_epi8(select[1] as i8),
+                    _mm256_set1_epi8(select[2] as i8),
+                );
+                [
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(ra, s0), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(rb, s0), zero),
+                    ),
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(ra, s1), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(rb, s1), zero),
+                    ),
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(ra, s2), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(rb, s2), zero),
+                    ),
+                ]
+            }
+        }
+
+        #[inline(always)]
+        fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2; every load reads 32 bytes at
+            // offsets 0..=34 of the 66-byte window, or 16 bytes of a 16-byte table.
+            unsafe {
+                let low = _mm256_set1_epi8(0x0f);
+                let mut hits = [_mm256_set1_epi8(-1); 2];
+                for j in 0..3 {
+                    let lo_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.lo[j].as_ptr().cast()));
+                    let hi_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.hi[j].as_ptr().cast()));
+                    for (h, hit) in hits.iter_mut().enumerate() {
+                        let v = _mm256_loadu_si256(window.as_ptr().add(j + 32 * h).cast::<__m256i>());
+                        let lo = _mm256_shuffle_epi8(lo_table, _mm256_and_si256(v, low));
+                        let hi = _mm256_shuffle_epi8(hi_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
+                        *hit = _mm256_and_si256(*hit, _mm256_and_si256(lo, hi));
+                    }
+                }
+                // Bytes where no selected pattern matched are zero after the AND. (No closures
+                // here: they would not inherit the caller's target features.)
+                let zero = _mm256_setzero_si256();
+                let (sel0, sel1, sel2) = (
+                    _mm256_set1_epi8(select[0] as i8),
+                    _mm256_set1_epi8(select[1] as i8),
+                    _mm256_set1_epi8(select[2] as i8),
+                );
+                [
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel0), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel0), zero),
+                    ),
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel1), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel1), zero),
+                    ),
+                    !join(
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel2), zero),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel2), zero),
+                    ),
+                ]
+            }
+        }
+
         #[inline(always)]
         fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
             let (a, b) = halves(block);
@@ -589,6 +1064,28 @@ mod imp {
         fn high(self, block: &[u8; 64]) -> u64 {
             let (a, b) = halves(block);
             join(a, b)
+        }
+
+        #[inline(always)]
+        fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                // v >= limit exactly where max(v, limit) == v.
+                let limit = _mm256_set1_epi8(byte as i8);
+                join(_mm256_cmpeq_epi8(_mm256_max_epu8(a, limit), a), _mm256_cmpeq_epi8(_mm256_max_epu8(b, limit), b))
+            }
+        }
+
+        #[inline(always)]
+        fn continuation(self, block: &[u8; 64]) -> u64 {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                // Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
+                let limit = _mm256_set1_epi8(-64);
+                join(_mm256_cmpgt_epi8(limit, a), _mm256_cmpgt_epi8(limit, b))
+            }
         }
 
         #[inline(always)]
@@ -728,6 +1225,8 @@ mod imp {
             let (mut a, mut b) = (zero, zero);
             let mut n = 0;
             for block in blocks.by_ref().take(255) {
+                // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
+                prefetch(block.as_ptr().wrapping_add(super::PREFETCH_DISTANCE));
                 // SAFETY: `block` is 64 readable bytes; _mm256_loadu_si256 needs no alignment.
                 let (x, y) = unsafe {
                     let p = block.as_ptr().cast::<__m256i>();
@@ -764,6 +1263,9 @@ mod imp {
             let (mut a, mut b) = (zero, zero);
             let mut n = 0;
             for block in blocks.by_ref().take(255) {
+                // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
+                prefetch(block.as_ptr().wrapping_add(super::PREFETCH_DISTANCE));
+                prefetch(block.as_ptr().wrapping_add(super::PREFETCH_DISTANCE + 64));
                 // SAFETY: `block` is 128 readable bytes; _mm512_loadu_si512 needs no alignment.
                 let (x, y) = unsafe {
                     let p = block.as_ptr().cast::<__m512i>();
@@ -901,6 +1403,26 @@ mod imp {
         unsafe { eq_mask64_sse2(block, byte) }
     }
 
+    #[inline]
+    pub fn ge_mask64(block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
+        unsafe { ge_mask64_sse2(block, byte) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn ge_mask64_sse2(block: &[u8; 64], byte: u8) -> u64 {
+        let limit = _mm_set1_epi8(byte as i8);
+        let mut mask = 0u64;
+        for (k, part) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 readable bytes and _mm_loadu_si128 has no alignment requirement.
+            let v = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            // v >= limit exactly where max(v, limit) == v.
+            let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), v)) as u32 as u64;
+            mask |= bits << (16 * k);
+        }
+        mask
+    }
+
     #[target_feature(enable = "sse2")]
     fn eq_mask64_sse2(block: &[u8; 64], byte: u8) -> u64 {
         let needle = _mm_set1_epi8(byte as i8);
@@ -963,6 +1485,114 @@ mod imp {
     pub use super::no_x86::*;
 
     pub const HAS_NEON: bool = true;
+
+    /// [`super::BlockMasks::utf8_errors`] with NEON's table look-ups.
+    #[inline(always)]
+    pub fn utf8_errors(window: &[u8; 67]) -> bool {
+        // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
+        unsafe { utf8_errors_neon(window) }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn utf8_errors_neon(window: &[u8; 67]) -> bool {
+        use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+        // SAFETY: the tables are 16 readable bytes each.
+        let (t1h, t1l, t2h) =
+            unsafe { (vld1q_u8(BYTE_1_HIGH.as_ptr()), vld1q_u8(BYTE_1_LOW.as_ptr()), vld1q_u8(BYTE_2_HIGH.as_ptr())) };
+        let low = vdupq_n_u8(0x0f);
+        let (sub3, sub4, top) = (vdupq_n_u8(0xe0 - 0x80), vdupq_n_u8(0xf0 - 0x80), vdupq_n_u8(0x80));
+        let mut errors = vdupq_n_u8(0);
+        for q in 0..4 {
+            // SAFETY: 16 bytes at offsets 16 q ..= 16 q + 3 of the 67-byte window.
+            let (input, prev1, prev2, prev3) = unsafe {
+                let p = window.as_ptr().add(16 * q);
+                (vld1q_u8(p.add(3)), vld1q_u8(p.add(2)), vld1q_u8(p.add(1)), vld1q_u8(p))
+            };
+            let special = vandq_u8(
+                vandq_u8(vqtbl1q_u8(t1h, vshrq_n_u8::<4>(prev1)), vqtbl1q_u8(t1l, vandq_u8(prev1, low))),
+                vqtbl1q_u8(t2h, vshrq_n_u8::<4>(input)),
+            );
+            let must = vandq_u8(vorrq_u8(vqsubq_u8(prev2, sub3), vqsubq_u8(prev3, sub4)), top);
+            errors = vorrq_u8(errors, veorq_u8(special, must));
+        }
+        vmaxvq_u8(errors) != 0
+    }
+
+    /// [`super::BlockMasks::lookup64`] with NEON's 64-byte table look-up (`tbl` of four).
+    #[inline(always)]
+    pub fn lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
+        unsafe { lookup64_neon(block, table, select) }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn lookup64_neon(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        let t = table.as_ptr();
+        // SAFETY: 64 readable bytes of the table, 16 at a time.
+        let tables =
+            unsafe { uint8x16x4_t(vld1q_u8(t), vld1q_u8(t.add(16)), vld1q_u8(t.add(32)), vld1q_u8(t.add(48))) };
+        let six = vdupq_n_u8(0x3f);
+        let v = load(block);
+        let r = [
+            vqtbl4q_u8(tables, vandq_u8(v[0], six)),
+            vqtbl4q_u8(tables, vandq_u8(v[1], six)),
+            vqtbl4q_u8(tables, vandq_u8(v[2], six)),
+            vqtbl4q_u8(tables, vandq_u8(v[3], six)),
+        ];
+        let (s0, s1, s2) = (vdupq_n_u8(select[0]), vdupq_n_u8(select[1]), vdupq_n_u8(select[2]));
+        [
+            bits([vtstq_u8(r[0], s0), vtstq_u8(r[1], s0), vtstq_u8(r[2], s0), vtstq_u8(r[3], s0)]),
+            bits([vtstq_u8(r[0], s1), vtstq_u8(r[1], s1), vtstq_u8(r[2], s1), vtstq_u8(r[3], s1)]),
+            bits([vtstq_u8(r[0], s2), vtstq_u8(r[1], s2), vtstq_u8(r[2], s2), vtstq_u8(r[3], s2)]),
+        ]
+    }
+
+    /// [`super::BlockMasks::pattern_starts`] with NEON's 16-byte table look-up (`tbl`).
+    #[inline(always)]
+    pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
+        unsafe { pattern_starts_neon(window, patterns, select) }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn pattern_starts_neon(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        let low = vdupq_n_u8(0x0f);
+        let mut hits = [vdupq_n_u8(0xff); 4];
+        for j in 0..3 {
+            // SAFETY: the tables are 16 readable bytes each.
+            let (lo_table, hi_table) =
+                unsafe { (vld1q_u8(patterns.lo[j].as_ptr()), vld1q_u8(patterns.hi[j].as_ptr())) };
+            for (q, hit) in hits.iter_mut().enumerate() {
+                // SAFETY: 16 bytes at offset j + 16 q <= 50 of the 66-byte window.
+                let v = unsafe { vld1q_u8(window.as_ptr().add(j + 16 * q)) };
+                let lo = vqtbl1q_u8(lo_table, vandq_u8(v, low));
+                let hi = vqtbl1q_u8(hi_table, vshrq_n_u8::<4>(v));
+                *hit = vandq_u8(*hit, vandq_u8(lo, hi));
+            }
+        }
+        // (No closures here: they would not inherit the target features.)
+        let (sel0, sel1, sel2) = (vdupq_n_u8(select[0]), vdupq_n_u8(select[1]), vdupq_n_u8(select[2]));
+        [
+            self::bits([
+                vtstq_u8(hits[0], sel0),
+                vtstq_u8(hits[1], sel0),
+                vtstq_u8(hits[2], sel0),
+                vtstq_u8(hits[3], sel0),
+            ]),
+            self::bits([
+                vtstq_u8(hits[0], sel1),
+                vtstq_u8(hits[1], sel1),
+                vtstq_u8(hits[2], sel1),
+                vtstq_u8(hits[3], sel1),
+            ]),
+            self::bits([
+                vtstq_u8(hits[0], sel2),
+                vtstq_u8(hits[1], sel2),
+                vtstq_u8(hits[2], sel2),
+                vtstq_u8(hits[3], sel2),
+            ]),
+        ]
+    }
 
     /// The four 16-byte vectors of a block.
     #[target_feature(enable = "neon")]
@@ -1089,6 +1719,12 @@ mod imp {
     }
 
     #[inline]
+    pub fn ge_mask64(block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: see above.
+        unsafe { ge(block, byte) }
+    }
+
+    #[inline]
     pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
         // SAFETY: see above.
         unsafe { ge(block, 0x80) }
@@ -1129,6 +1765,21 @@ mod imp {
 )))]
 mod imp {
     pub use super::{no_neon::*, no_x86::*};
+
+    #[inline(always)]
+    pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        super::scalar_pattern_starts(window, patterns, select)
+    }
+
+    #[inline(always)]
+    pub fn lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        super::scalar_lookup64(block, table, select)
+    }
+
+    #[inline(always)]
+    pub fn utf8_errors(_window: &[u8; 67]) -> bool {
+        true
+    }
 
     pub fn ascii_blocks(buf: &[u8]) -> usize {
         const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -1178,6 +1829,11 @@ mod imp {
             mask |= u64::from(!(0x20..0x7f).contains(&b)) << i;
         }
         mask
+    }
+
+    #[inline]
+    pub fn ge_mask64(block: &[u8; 64], byte: u8) -> u64 {
+        block.iter().enumerate().fold(0, |mask, (i, &b)| mask | u64::from(b >= byte) << i)
     }
 
     #[inline]
@@ -1369,6 +2025,134 @@ mod tests {
                 ge_f5: mask(&|b| b >= 0xf5),
             };
             assert_eq!(super::utf8_ranges64(&block), want);
+        }
+    }
+
+    /// Every kernel's pattern look-up against the position-by-position reference, on random
+    /// tables and windows (every nibble of every position exercised).
+    #[test]
+    fn pattern_starts_match_the_scalar_reference() {
+        struct Starts<'a>(&'a [u8; 66], &'a super::NibblePatterns, [u8; 3]);
+        impl super::WithMasks for Starts<'_> {
+            type Output = ([u64; 3], bool);
+            #[inline(always)]
+            fn run<M: super::BlockMasks>(self, m: M) -> ([u64; 3], bool) {
+                (m.pattern_starts(self.0, self.1, self.2), M::TABLE_LOOKUPS)
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut tabled = std::collections::BTreeSet::new();
+        for round in 0..2000 {
+            let mut patterns = super::NibblePatterns::default();
+            for j in 0..3 {
+                for n in 0..16 {
+                    // Dense tables in some rounds, sparse in others.
+                    let density = round % 3;
+                    patterns.lo[j][n] = (next() as u8) | if density == 0 { next() as u8 } else { 0 };
+                    patterns.hi[j][n] = (next() as u8) & if density == 2 { next() as u8 } else { 0xff };
+                }
+            }
+            let window: [u8; 66] = std::array::from_fn(|_| next() as u8);
+            let select = [next() as u8, next() as u8, next() as u8];
+            let want = super::scalar_pattern_starts(&window, &patterns, select);
+            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                let (got, tables) = super::with_masks(kernel, Starts(&window, &patterns, select));
+                assert_eq!(got, want, "{kernel:?} round {round}");
+                if tables {
+                    tabled.insert(kernel.name());
+                }
+            }
+        }
+        // Say which vector versions ran (the others need a CPU this one is not).
+        eprintln!("pattern_starts: table look-ups checked for {tabled:?}");
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        assert!(!tabled.is_empty() || !Kernel::Avx2.is_available());
+    }
+
+    /// Every kernel's UTF-8 validator against the byte-by-byte reference, on valid text with
+    /// errors planted at every position (and on random bytes).
+    #[test]
+    fn utf8_errors_match_the_reference() {
+        struct Check<'a>(&'a [u8; 67]);
+        impl super::WithMasks for Check<'_> {
+            type Output = (bool, bool);
+            #[inline(always)]
+            fn run<M: super::BlockMasks>(self, m: M) -> (bool, bool) {
+                (m.utf8_errors(self.0), M::TABLE_LOOKUPS)
+            }
+        }
+        let reference =
+            |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
+        let text: Vec<u8> =
+            "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for round in 0..4000 {
+            let at = (next() as usize) % (text.len() - 67);
+            let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
+            match round % 4 {
+                0 => {}
+                1 => w[(next() as usize) % 67] = next() as u8,
+                2 => {
+                    w[3 + (next() as usize) % 64] =
+                        [0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff, b'a'][(next() as usize) % 11]
+                }
+                _ => w = std::array::from_fn(|_| next() as u8),
+            }
+            let want = reference(&w);
+            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                let (got, tables) = super::with_masks(kernel, Check(&w));
+                if tables {
+                    assert_eq!(got, want, "{kernel:?} round {round}: {w:02x?}");
+                    checked += 1;
+                } else {
+                    assert!(got, "{kernel:?}: without table look-ups the answer must be 'unknown'");
+                }
+            }
+        }
+        eprintln!("utf8_errors: {checked} vector checks");
+    }
+
+    /// Every kernel's 64-entry look-up against the byte-by-byte reference.
+    #[test]
+    fn lookup64_matches_the_scalar_reference() {
+        struct Look<'a>(&'a [u8; 64], &'a [u8; 64], [u8; 3]);
+        impl super::WithMasks for Look<'_> {
+            type Output = [u64; 3];
+            #[inline(always)]
+            fn run<M: super::BlockMasks>(self, m: M) -> [u64; 3] {
+                m.lookup64(self.0, self.1, self.2)
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..2000 {
+            let table: [u8; 64] = std::array::from_fn(|_| next() as u8);
+            // Every byte value, high bits included (only the low six index).
+            let block: [u8; 64] =
+                std::array::from_fn(|i| if round % 4 == 0 { (i * 4 + round) as u8 } else { next() as u8 });
+            let select = [next() as u8, next() as u8, next() as u8];
+            let want = super::scalar_lookup64(&block, &table, select);
+            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                assert_eq!(super::with_masks(kernel, Look(&block, &table, select)), want, "{kernel:?} round {round}");
+            }
         }
     }
 

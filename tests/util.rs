@@ -57,6 +57,10 @@ impl Outcome {
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
+
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
 }
 
 fn describe(status: std::process::ExitStatus) -> String {

@@ -514,3 +514,47 @@ fn large_files_counted_in_two_halves_as_in_one() {
         assert!(trace.contains("clone"), "no thread: {trace}");
     }
 }
+
+/// Every code point of Unicode between letters, in C.UTF-8: words (which characters separate
+/// them: the byte patterns of the multibyte spaces must cover every space the C library knows),
+/// characters and widths against GNU, in files below GNU's 256 KiB reads. Also a file of the
+/// characters alone, cut by our 64 KiB reads, for -m and -L.
+#[test]
+fn every_code_point_counts_as_gnu_counts_it() {
+    let dir = TempDir::new("wc-every-cp");
+    let mut files = Vec::new();
+    let mut text = Vec::new();
+    let mut bare = Vec::new();
+    let mut buf = [0u8; 4];
+    for cp in (0x20..0x11_0000u32).filter_map(char::from_u32) {
+        let ch = cp.encode_utf8(&mut buf).as_bytes();
+        text.push(b'x');
+        text.extend_from_slice(ch);
+        text.extend_from_slice(b"y\n");
+        bare.extend_from_slice(ch);
+        if u32::from(cp) % 64 == 63 {
+            bare.push(b'\n');
+        }
+        if text.len() > 200_000 {
+            files.push(dir.file(&format!("cp{}", files.len()), &text));
+            text.clear();
+        }
+    }
+    files.push(dir.file(&format!("cp{}", files.len()), &text));
+    // The characters alone: over 1 MiB, so counted from a mapping, cut at its pieces.
+    let bare = dir.file("bare", &bare);
+    for opts in [&["-w"][..], &["-m"], &["-L"], &["-wmL"], &[]] {
+        let [mut mine, mut gnu] = pair("C.UTF-8");
+        for cmd in [&mut mine, &mut gnu] {
+            cmd.args(opts).args(&files);
+        }
+        compare(&format!("{opts:?} every code point"), run_piped(mine, None), run_piped(gnu, None));
+    }
+    for opts in [&["-m"][..], &["-L"], &["-mL"]] {
+        let [mut mine, mut gnu] = pair("C.UTF-8");
+        for cmd in [&mut mine, &mut gnu] {
+            cmd.args(opts).arg(&bare);
+        }
+        compare(&format!("{opts:?} every code point, bare"), run_piped(mine, None), run_piped(gnu, None));
+    }
+}

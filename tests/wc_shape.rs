@@ -53,3 +53,135 @@ fn pipe_bytes_are_spliced_not_read() {
         trace("cat big | strace -qq -o \"$LOG\" -e trace=splice -e inject=splice:error=EINVAL:when=2 \"$WC\" -c", &dir);
     assert_eq!(out, "10485760\n");
 }
+
+/// Text of every script the kernels have paths for, with line ends, TABs and invalid bytes.
+fn mixed_text(len: usize, seed: u64) -> Vec<u8> {
+    let pieces: [&[u8]; 14] = [
+        b"word ",
+        b"\n",
+        b"\t",
+        "\u{444}\u{44b}\u{432} ".as_bytes(),
+        "\u{928}\u{92e}\u{94d}\u{924}\u{947} ".as_bytes(),
+        "\u{65e5}\u{672c}\u{8a9e}\u{3001}".as_bytes(),
+        "\u{3000}".as_bytes(),
+        "\u{a0}".as_bytes(),
+        "\u{1f600}\u{200d}\u{1f469} ".as_bytes(),
+        "\u{d55c}\u{ad6d} ".as_bytes(),
+        "e\u{301} ".as_bytes(),
+        b"\xff",
+        b"\xe3\x80",
+        b"\xf0\x9f",
+    ];
+    let mut out = Vec::with_capacity(len + 16);
+    let mut s = seed;
+    while out.len() < len {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        out.extend_from_slice(pieces[(s >> 33) as usize % pieces.len()]);
+    }
+    out.truncate(len);
+    out
+}
+
+/// Large regular files are counted from mappings of the page cache (4 MiB windows, checked
+/// every 256 KiB): no read of their data, the same counts as through a pipe (read in 64 KiB
+/// and 1 MiB chunks, so characters are cut in other places) and as GNU where GNU's own read
+/// boundaries do not matter (lines, bytes, characters and widths in UTF-8), and a shared
+/// stdin's offset left at the end. Each option set takes a different counting path.
+#[test]
+fn large_files_are_counted_from_mappings() {
+    let dir = TempDir::new("wc-mapped");
+    let data = mixed_text((9 << 20) + 12_345, 77);
+    dir.file("big", &data);
+    let run = |script: &str| {
+        let mut sh = Command::new("bash");
+        sh.arg("-c")
+            .arg(script)
+            .env("WC", ours("wc"))
+            .env("GNU", oracle("wc"))
+            .env("LC_ALL", "C.UTF-8")
+            .current_dir(&dir.0);
+        let out = run_with_stdout(sh, Stdio::piped());
+        assert!(out.stderr.is_empty(), "{script}: {}", out.stderr_text());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for opts in ["-l", "-w", "-m", "-L", "", "-lwmcL", "-wm"] {
+        let mapped = run(&format!("\"$WC\" {opts} < big"));
+        let piped = run(&format!("cat big | \"$WC\" {opts}"));
+        assert_eq!(mapped, piped, "wc {opts}: mapped and piped counts differ");
+        if !opts.contains('w') && !opts.is_empty() {
+            assert_eq!(mapped, run(&format!("\"$GNU\" {opts} < big")), "wc {opts} against GNU");
+        }
+    }
+    if ZERO_COPY {
+        let log = dir.0.join("trace");
+        for opts in ["-l", "-w", "-m", "-L"] {
+            let script =
+                format!("strace -qq -o '{}' -e trace=openat,read \"$WC\" {opts} big > /dev/null", log.display());
+            run(&script);
+            let trace = std::fs::read_to_string(&log).unwrap();
+            let after_open = &trace[trace.find("\"big\"").expect("big opened")..];
+            // The data is mapped; only the tail past the last whole window and the final
+            // read that finds the end are read().
+            let reads: Vec<&str> = after_open.lines().filter(|l| l.starts_with("read(3")).collect();
+            assert!(reads.len() <= 3, "wc {opts} read the file: {reads:?}");
+        }
+    }
+    // From an offset part-way in, leaving the offset at the end: a second wc sees nothing.
+    let script = "{ dd bs=1 skip=1000001 count=0 2>/dev/null; \"$W\" -lmL; \"$W\" -c; } < big";
+    let mine = run(&script.replace("$W", "$WC"));
+    assert_eq!(mine, run(&script.replace("$W", "$GNU")), "from an offset");
+    assert!(mine.ends_with("\n0\n"), "{mine}");
+}
+
+/// A file that shrinks while it is counted from a mapping (wc is held back by a delay injected
+/// into the second window's mapping): the counts are those of the file as it ends, as read()
+/// would give them, with no message and status 0.
+#[test]
+fn mapped_files_that_shrink_are_counted_to_their_new_end() {
+    if !ZERO_COPY {
+        return;
+    }
+    let data = mixed_text(12 << 20, 5);
+    let window = 4 << 20;
+    // New ends inside the second window, on a 256 KiB piece boundary, at the window's end, and
+    // in the third window.
+    for new_len in [window + 123, window + (256 << 10), 2 * window, 2 * window + 4096 * 3 + 17, 11 << 20] {
+        let dir = TempDir::new("wc-shrink");
+        let path = dir.file("f", &data);
+        // The second madvise is the second window's (the first is the first window's).
+        let child = Command::new("strace")
+            .args([
+                "-qq",
+                "-f",
+                "-o",
+                "/dev/null",
+                "-e",
+                "trace=madvise",
+                "-e",
+                "inject=madvise:delay_exit=400000:when=2",
+            ])
+            .arg(ours("wc"))
+            .args(["-lmL"])
+            .arg(&path)
+            .env("LC_ALL", "C.UTF-8")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success() && out.stderr.is_empty(), "cut to {new_len}: {out:?}");
+        let mut gnu = Command::new(oracle("wc"));
+        gnu.env("LC_ALL", "C.UTF-8").arg("-lmL");
+        let want = run_piped(gnu, Some(&data[..new_len as usize]));
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            got.split_whitespace().take(3).collect::<Vec<_>>(),
+            want.stdout_text().split_whitespace().collect::<Vec<_>>(),
+            "cut to {new_len}"
+        );
+    }
+}

@@ -255,6 +255,7 @@ pub enum MbStep {
 }
 
 /// A stateful multibyte decoder over the C library's `mbrtowc`.
+#[derive(Clone)]
 pub struct MbDecoder {
     // Large and aligned enough for every C library's mbstate_t (glibc 8 bytes, BSDs 128).
     state: [u64; 16],

@@ -163,11 +163,12 @@ mod imp {
             // The bytes are those of the page cache, which another process may change while we
             // read them (as with every reader that maps files), and so may the handler (file
             // bytes to zeros): Rust's model assumes bytes behind a shared reference do not
-            // change. What makes this acceptable here: the only reader is cat's formatter
-            // (hence pub(crate)), which treats the bytes as arbitrary values, derives no length,
-            // index bound or other invariant from a byte that a second read of the same byte
-            // would have to confirm (every byte indexes 256-entry tables or is copied), so a
-            // changed byte can change the output, never memory safety.
+            // change. What makes this acceptable here: the only readers are cat's formatter
+            // and wc's counters (hence pub(crate)), which treat the bytes as arbitrary values
+            // and derive no length, index bound or other invariant from a byte that a second
+            // read of the same byte would have to confirm (every byte indexes 256-entry tables
+            // or is copied or compared, every position is checked against the slice's length),
+            // so a changed byte can change the output, never memory safety.
             unsafe { std::slice::from_raw_parts((self.addr + self.skip) as *const u8, self.len) }
         }
 

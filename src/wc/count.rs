@@ -14,9 +14,21 @@
 //!
 //! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 
-use crate::platform::simd::{BlockMasks, WithMasks};
+use crate::platform::simd::{BlockMasks, NibblePatterns, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 use std::cell::OnceCell;
+
+/// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
+/// by one (a vector look-up per block costs more for them).
+const FEW_CHARACTERS: u32 = 3;
+
+/// The bits of [`platform::simd::utf8_start_patterns`] of two- and three-byte forms.
+const UTF8_TWO_BYTE: u8 = 0b0000_0011;
+const UTF8_THREE_BYTE: u8 = 0b0001_1100;
+
+/// -L's tight bound (see `width_run`) is used for chunks at least this large: below, checking
+/// its premise with the C library would cost more than it saves.
+const TIGHT_BOUND_MIN: usize = 64 << 10;
 
 /// The longest character in any encoding (MB_LEN_MAX).
 const MAX_CHAR_LEN: usize = 16;
@@ -47,21 +59,46 @@ fn is_nbspace(wc: u32) -> bool {
 }
 
 /// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
-/// `iswprint`, `wcwidth`), asked once per 256-character page of the Basic Multilingual Plane
-/// and kept: one table look-up per character instead of three library calls.
+/// `iswprint`, `wcwidth`), asked once per 256-character page and kept: one table look-up per
+/// character instead of three library calls. Pages of the supplementary planes are kept too,
+/// in a table made on first use.
 pub struct WideClasses {
     posixly_correct: bool,
     pages: [OnceCell<Box<[u8; 256]>>; 256],
+    supplementary: OnceCell<Box<[Lazy<[u8; 256]>]>>,
+    /// For each lead byte of a three-byte UTF-8 form, the width of each 64-character block it
+    /// begins (by second byte), see `lead_blocks`.
+    lead_blocks: [OnceCell<Box<[u8; 64]>>; 16],
+    /// The same for the first two bytes of four-byte forms (F0..=F4, then 0x80..=0xBF),
+    /// indexed by the third byte; made on first use.
+    region_blocks: OnceCell<Box<[Lazy<[u8; 64]>]>>,
 }
+
+/// A table made the first time it is needed.
+type Lazy<T> = OnceCell<Box<T>>;
 
 /// A [`WideClasses`] entry: the column width (0 when not printable) in the low bits...
 const WIDTH_BITS: u8 = 0b11;
 /// ...and whether the character separates words.
 const SPACE_BIT: u8 = 0b100;
+/// The last code point (U+10FFFF) and the number of 256-character pages up to it.
+const PAGES: usize = 0x1100;
+
+/// A `lead_blocks` entry: every character of the block is this wide (0, 1, or 3 for 2:
+/// the bits `width >= 1` and `width == 2`, as `WIDTH_BITS` of an entry)...
+const BLOCK_WIDTH_BITS: u8 = 0b011;
+/// ...or the characters of the block differ in width.
+const BLOCK_MIXED: u8 = 0b100;
 
 impl WideClasses {
     fn new(posixly_correct: bool) -> WideClasses {
-        WideClasses { posixly_correct, pages: [const { OnceCell::new() }; 256] }
+        WideClasses {
+            posixly_correct,
+            pages: [const { OnceCell::new() }; 256],
+            supplementary: OnceCell::new(),
+            lead_blocks: [const { OnceCell::new() }; 16],
+            region_blocks: OnceCell::new(),
+        }
     }
 
     /// The entry of one character, straight from the C library.
@@ -71,15 +108,58 @@ impl WideClasses {
         width | if space { SPACE_BIT } else { 0 }
     }
 
+    /// The entries of the 256 characters from `page << 8` (`page` below `PAGES`).
+    #[inline]
+    fn page(&self, page: usize) -> &[u8; 256] {
+        let cell = match self.pages.get(page) {
+            Some(cell) => cell,
+            None => &self.supplementary.get_or_init(|| (256..PAGES).map(|_| OnceCell::new()).collect())[page - 256],
+        };
+        cell.get_or_init(|| {
+            let base = (page as u32) << 8;
+            Box::new(std::array::from_fn(|i| self.classify(base + i as u32)))
+        })
+    }
+
     #[inline]
     fn get(&self, wc: u32) -> u8 {
-        match self.pages.get((wc >> 8) as usize) {
-            Some(page) => page.get_or_init(|| {
-                let base = wc & !0xff;
-                Box::new(std::array::from_fn(|i| self.classify(base + i as u32)))
-            })[(wc & 0xff) as usize],
-            None => self.classify(wc),
-        }
+        if (wc as usize) < PAGES << 8 { self.page((wc >> 8) as usize)[(wc & 0xff) as usize] } else { self.classify(wc) }
+    }
+
+    /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0).
+    #[inline]
+    fn block64(&self, first: u32) -> &[u8; 64] {
+        let page = self.page((first >> 8) as usize);
+        page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
+    }
+
+    /// The widths of the 64 blocks of 64 characters from `first` (a multiple of 4,096): each
+    /// `BLOCK_WIDTH_BITS` of a common width, or `BLOCK_MIXED`.
+    fn blocks_of(&self, first: u32) -> Box<[u8; 64]> {
+        Box::new(std::array::from_fn(|k| {
+            let block = self.block64(first | ((k as u32) << 6));
+            let width = block[0] & WIDTH_BITS;
+            if block.iter().all(|&e| e & WIDTH_BITS == width) {
+                if width == 2 { 0b011 } else { width }
+            } else {
+                BLOCK_MIXED
+            }
+        }))
+    }
+
+    /// The widths of the 64 blocks of 64 characters that the three-byte lead `lead` begins,
+    /// indexed by the second byte's low six bits.
+    fn lead_blocks(&self, lead: u8) -> &[u8; 64] {
+        self.lead_blocks[usize::from(lead & 0x0f)].get_or_init(|| self.blocks_of(u32::from(lead & 0x0f) << 12))
+    }
+
+    /// The widths of the 64 blocks of 64 characters that a four-byte form's first two bytes
+    /// (`lead` F0..=F4, `second` a continuation byte) begin, indexed by the third byte's low six
+    /// bits.
+    fn region_blocks(&self, lead: u8, second: u8) -> &[u8; 64] {
+        let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
+        let cells = self.region_blocks.get_or_init(|| (0..5 * 64).map(|_| OnceCell::new()).collect());
+        cells[index].get_or_init(|| self.blocks_of((u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12)))
     }
 }
 
@@ -99,6 +179,10 @@ pub struct ByteClasses {
     /// No byte above 0x7f is printable (single-byte locales such as C).
     high_unprintable: bool,
     wide: WideClasses,
+    /// The multibyte word separators of a UTF-8 locale as byte patterns, made on first use.
+    utf8_spaces: OnceCell<Option<Utf8Spaces>>,
+    /// See `narrow_below_u1000`.
+    narrow_below_u1000: OnceCell<bool>,
 }
 
 impl ByteClasses {
@@ -127,11 +211,240 @@ impl ByteClasses {
         let standard_print = (0..128).all(|b| print[b] == (0x20..0x7f).contains(&b));
         let high_unprintable = !print[0x80..].contains(&true);
         let wide = WideClasses::new(posixly_correct);
-        ByteClasses { space, print, standard_spaces, space_high, standard_print, high_unprintable, wide }
+        ByteClasses {
+            space,
+            print,
+            standard_spaces,
+            space_high,
+            standard_print,
+            high_unprintable,
+            wide,
+            utf8_spaces: OnceCell::new(),
+            narrow_below_u1000: OnceCell::new(),
+        }
+    }
+
+    /// Whether no character below U+1000 is wider than one column in this C library (in
+    /// Unicode none is: the wide ones begin at U+1100), which -L's tight bound relies on.
+    /// Asked once, when the bound is first needed.
+    fn narrow_below_u1000(&self) -> bool {
+        *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(|wc| self.wide.get(wc) & WIDTH_BITS <= 1))
+    }
+
+    /// [`Utf8Spaces`] of this locale (None when they do not fit its shape).
+    fn utf8_spaces(&self) -> Option<&Utf8Spaces> {
+        self.utf8_spaces.get_or_init(|| Utf8Spaces::new(&self.wide)).as_ref()
+    }
+}
+
+/// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
+/// accepts, and GNU's no-break spaces, as byte patterns. Every such character has a two- or
+/// three-byte form (Unicode's white space is U+0085, U+00A0, U+1680, U+180E, U+2000..=U+200B,
+/// U+2028, U+2029, U+202F, U+205F, U+2060, U+3000 and U+FEFF at most, whatever the version: the
+/// candidates asked about; a test checks every code point against GNU), so a window's spaces
+/// are found by comparing bytes: a lead and a second byte from `pairs`, and a third byte from
+/// the pair's set. No decoding: an invalid byte never matches (it is a word byte, as in GNU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Utf8Spaces {
+    /// The distinct lead bytes, second bytes and lone third bytes the patterns test. Unused
+    /// slots repeat slot 0 (and unused pattern slots repeat pattern 0): every slot is tested,
+    /// so the loops have fixed counts and compile to straight-line code.
+    leads: [u8; SPACE_LEADS],
+    seconds: [u8; SPACE_SECONDS],
+    thirds: [u8; SPACE_THIRDS],
+    /// Each pattern: its lead slot, second-byte slot, and what completes it.
+    patterns: [(usize, usize, Third); SPACE_PATTERNS],
+    /// The same spaces as nibble look-up patterns (for instruction sets with table look-ups),
+    /// and which pattern bits are two-byte and three-byte forms; None if they need more than
+    /// eight patterns.
+    nibbles: Option<(NibblePatterns, u8, u8)>,
+}
+
+/// What completes a space pattern after its lead and second byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Third {
+    /// Nothing: a two-byte character.
+    None,
+    /// The one third byte in this `thirds` slot (U+3000, U+1680).
+    Slot(usize),
+    /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (the
+    /// U+2000 block, where the common punctuation shares the first two bytes).
+    Set(u64),
+}
+
+/// Code points that are white space in some version of Unicode (candidates for `Utf8Spaces`).
+const SPACE_CANDIDATES: [std::ops::RangeInclusive<u32>; 6] =
+    [0x80..=0xff, 0x1680..=0x1680, 0x180e..=0x180e, 0x2000..=0x206f, 0x3000..=0x3000, 0xfeff..=0xfeff];
+
+/// Slots (glibc: patterns C2 A0, E1 9A, E2 80, E2 81, E3 80; leads C2 E1 E2 E3; seconds A0 9A
+/// 80 81; lone thirds 80. musl has C2 85 for U+0085 where glibc has E1 9A 80); a C library that
+/// needs more leaves the byte-pattern path untaken.
+const SPACE_PATTERNS: usize = 6;
+const SPACE_LEADS: usize = 4;
+const SPACE_SECONDS: usize = 4;
+const SPACE_THIRDS: usize = 2;
+
+impl Utf8Spaces {
+    fn new(wide: &WideClasses) -> Option<Utf8Spaces> {
+        let mut pairs: Vec<(u8, u8, u64)> = Vec::new();
+        for cp in SPACE_CANDIDATES.into_iter().flatten() {
+            if wide.classify(cp) & SPACE_BIT == 0 {
+                continue;
+            }
+            let ch = char::from_u32(cp)?;
+            let mut utf8 = [0u8; 4];
+            let bytes = ch.encode_utf8(&mut utf8).as_bytes();
+            let third = bytes.get(2).map_or(0, |&t| 1u64 << (t - 0x80));
+            match pairs.iter_mut().find(|p| p.0 == bytes[0] && p.1 == bytes[1]) {
+                Some(pair) => pair.2 |= third,
+                None => pairs.push((bytes[0], bytes[1], third)),
+            }
+        }
+        let distinct = |values: Vec<u8>| {
+            let mut v = values;
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let leads = distinct(pairs.iter().map(|p| p.0).collect());
+        let seconds = distinct(pairs.iter().map(|p| p.1).collect());
+        let thirds = distinct(
+            pairs.iter().filter(|p| p.2.count_ones() == 1).map(|p| 0x80 + p.2.trailing_zeros() as u8).collect(),
+        );
+        if pairs.is_empty()
+            || pairs.len() > SPACE_PATTERNS
+            || leads.len() > SPACE_LEADS
+            || seconds.len() > SPACE_SECONDS
+            || thirds.len() > SPACE_THIRDS
+        {
+            return None;
+        }
+        let slot = |values: &[u8], v: u8| values.iter().position(|&x| x == v).unwrap_or(0);
+        let pattern = |&(lead, second, set): &(u8, u8, u64)| {
+            let third = match set.count_ones() {
+                0 => Third::None,
+                1 => Third::Slot(slot(&thirds, 0x80 + set.trailing_zeros() as u8)),
+                _ => Third::Set(set),
+            };
+            (slot(&leads, lead), slot(&seconds, second), third)
+        };
+        let fill = |values: &[u8], k: usize| *values.get(k).unwrap_or(values.first().unwrap_or(&0x80));
+        let nibbles = Self::nibbles(&pairs);
+        Some(Utf8Spaces {
+            nibbles,
+            leads: std::array::from_fn(|k| fill(&leads, k)),
+            seconds: std::array::from_fn(|k| fill(&seconds, k)),
+            thirds: std::array::from_fn(|k| fill(&thirds, k)),
+            patterns: std::array::from_fn(|k| pattern(pairs.get(k).unwrap_or(&pairs[0]))),
+        })
+    }
+
+    /// The spaces as nibble patterns: a lead and a second byte (each one byte: one nibble of
+    /// each kind), and for three-byte forms the third bytes grouped by high nibble into sets of
+    /// equal low nibbles, one pattern each (glibc: seven patterns).
+    fn nibbles(pairs: &[(u8, u8, u64)]) -> Option<(NibblePatterns, u8, u8)> {
+        let one = |b: u8| (1u16 << (b >> 4), 1u16 << (b & 15));
+        let mut patterns = NibblePatterns::default();
+        let (mut two, mut three, mut next) = (0u8, 0u8, 0u32);
+        for &(lead, second, set) in pairs {
+            // The third bytes by high nibble (8..=B): their low nibbles.
+            let lows: [u16; 4] = std::array::from_fn(|h| ((set >> (16 * h)) & 0xffff) as u16);
+            let mut groups: Vec<(u16, u16)> = Vec::new();
+            for (h, &low) in lows.iter().enumerate().filter(|(_, l)| **l != 0) {
+                match groups.iter_mut().find(|g| g.1 == low) {
+                    Some(g) => g.0 |= 1 << (8 + h),
+                    None => groups.push((1 << (8 + h), low)),
+                }
+            }
+            let thirds: Vec<Option<(u16, u16)>> =
+                if set == 0 { vec![None] } else { groups.into_iter().map(Some).collect() };
+            for third in thirds {
+                let bit = 1u8.checked_shl(next)?;
+                next += 1;
+                let (h, l) = one(lead);
+                patterns.allow(bit, 0, h, l);
+                let (h, l) = one(second);
+                patterns.allow(bit, 1, h, l);
+                match third {
+                    None => {
+                        patterns.allow(bit, 2, 0xffff, 0xffff);
+                        two |= bit;
+                    }
+                    Some((highs, lows)) => {
+                        patterns.allow(bit, 2, highs, lows);
+                        three |= bit;
+                    }
+                }
+            }
+        }
+        Some((patterns, two, three))
+    }
+
+    /// [`Self::mask`] by table look-ups.
+    #[inline(always)]
+    fn mask_by_tables<M: BlockMasks>(&self, m: M, window: &[u8; 66]) -> Option<(u64, u64)> {
+        let (patterns, two, three) = self.nibbles.as_ref()?;
+        let [two, three, _] = m.pattern_starts(window, patterns, [*two, *three, 0]);
+        let spread = u128::from(two) * 0b11 + u128::from(three) * 0b111;
+        Some((spread as u64, (spread >> 64) as u64))
+    }
+
+    /// The bytes of the multibyte spaces that begin in `block` (which `after`, its next two
+    /// bytes, follows): bit i for `block[i]`, and the bits past the block's end (the last bytes
+    /// of a space that begins in its last two bytes) in the second mask, bit 0 for `after[0]`.
+    #[inline(always)]
+    fn mask<M: BlockMasks>(&self, m: M, block: &[u8; 64], after: &[u8; 2]) -> (u64, u64) {
+        let leads = self.leads.map(|b| m.eq(block, b));
+        if leads.iter().fold(0, |a, &l| a | l) == 0 {
+            return (0, 0);
+        }
+        let seconds = self.seconds.map(|b| (m.eq(block, b) >> 1) | (u64::from(after[0] == b) << 63));
+        let thirds = self
+            .thirds
+            .map(|b| (m.eq(block, b) >> 2) | (u64::from(after[0] == b) << 62) | (u64::from(after[1] == b) << 63));
+        let (mut two, mut three, mut check) = (0u64, 0u64, 0u64);
+        for (lead, second, third) in self.patterns {
+            let start = leads[lead] & seconds[second];
+            match third {
+                Third::None => two |= start,
+                Third::Slot(t) => three |= start & thirds[t],
+                Third::Set(_) => check |= start,
+            }
+        }
+        if check != 0 {
+            three |= self.confirm(block, after, check);
+        }
+        let spread = u128::from(two) * 0b11 + u128::from(three) * 0b111;
+        (spread as u64, (spread >> 64) as u64)
+    }
+
+    /// The candidates (lead and second byte of a `Set` pattern) whose third byte completes a
+    /// space.
+    #[inline(never)]
+    fn confirm(&self, block: &[u8; 64], after: &[u8; 2], mut candidates: u64) -> u64 {
+        let byte_at = |q: usize| if q < 64 { block[q] } else { after[q - 64] };
+        let mut three = 0;
+        while candidates != 0 {
+            let p = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let (lead, second, third) = (block[p], byte_at(p + 1), byte_at(p + 2));
+            let set = self.patterns.iter().find_map(|&(l, s, t)| match t {
+                Third::Set(set) if self.leads[l] == lead && self.seconds[s] == second => Some(set),
+                _ => None,
+            });
+            if let Some(set) = set
+                && (0x80..0xc0).contains(&third)
+                && set >> (third - 0x80) & 1 != 0
+            {
+                three |= 1 << p;
+            }
+        }
+        three
     }
 }
 
 /// The state of one input's count.
+#[derive(Clone)]
 pub struct Counter<'a> {
     want: Want,
     classes: &'a ByteClasses,
@@ -191,6 +504,9 @@ impl<'a> Counter<'a> {
         let block_path = blocks && !self.want.max_line_length;
         if block_path && self.utf8 && !self.want.words && self.pending_len == 0 {
             i = self.chars_run(m, buf, i);
+        }
+        if block_path && self.utf8 && self.want.words && !self.want.chars && self.pending_len == 0 {
+            i = self.words_run(m, buf, i);
         }
         if width_path && self.width_alone() && self.pending_len == 0 {
             i = self.width_run(m, buf, i);
@@ -387,12 +703,108 @@ impl<'a> Counter<'a> {
         }
     }
 
-    /// UTF-8 without -w or -L, from `buf[from..]` while whole windows are left: blocks of ASCII
-    /// are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`] or else
-    /// by [`Self::line_block`]; line ends are counted in one pass at the end. Returns where it
-    /// stopped (the rest goes to the character loop).
+    /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
+    /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
+    /// see [`Utf8Spaces`]), and words end where white space follows a word byte, whatever the
+    /// script: nothing is decoded. Stops two bytes before the chunk's end (a space's last bytes
+    /// must be there to be seen), never inside a multibyte space; the bytes of any other
+    /// character it stops inside are word bytes either way. Returns where it stopped.
+    #[inline(always)]
+    fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        let Some(spaces) = self.classes.utf8_spaces() else {
+            return from;
+        };
+        let mut i = from;
+        let mut carry = 0u64;
+        let mut in_word = self.in_word;
+        let (mut words, mut lines) = (0u64, 0u64);
+        while i + 66 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let after: &[u8; 2] = buf[i + 64..i + 66].try_into().unwrap();
+            let mut space = m.ascii_space(block, None) | carry;
+            carry = 0;
+            if m.high(block) != 0 {
+                let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
+                let by_tables = if M::TABLE_LOOKUPS { spaces.mask_by_tables(m, window) } else { None };
+                let (mb, next) = by_tables.unwrap_or_else(|| spaces.mask(m, block, after));
+                space |= mb;
+                carry = next;
+            }
+            lines += u64::from(m.eq(block, b'\n').count_ones());
+            // A word ends where a space follows a word byte (the carry is the previous byte).
+            let prev_nonspace = (!space << 1) | u64::from(in_word);
+            words += u64::from((space & prev_nonspace).count_ones());
+            in_word = space >> 63 == 0;
+            i += 64;
+        }
+        // The last bytes of a space that began in the last window: spaces, no line end.
+        i += carry.count_ones() as usize;
+        self.counts.words += words;
+        self.counts.lines += lines;
+        self.in_word = in_word;
+        i
+    }
+
+    /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
+    /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
+    /// next window's check find no error, its characters are its bytes that are not
+    /// continuation bytes (windows of ASCII need no check at all). Where a check finds an error,
+    /// that window and the one before it (whose last character may be the broken one) are
+    /// counted exactly by `exact_chars`, which needs no decoding either. Windows need the three
+    /// bytes after them; it stops at a window boundary, maybe inside a character it counted
+    /// (its last bytes are no character to what follows, either way). Line ends are counted in
+    /// one pass at the end.
     #[inline(always)]
     fn chars_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        if !M::TABLE_LOOKUPS {
+            return self.chars_run_by_masks(m, buf, from);
+        }
+        let mut i = from;
+        let mut chars = 0u64;
+        // The characters of the last window, counted but not yet confirmed by the next check.
+        let mut pending: Option<u64> = None;
+        let mut first = [0u8; 67];
+        while i + 67 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let high = m.high(block);
+            // The three bytes before the window: before the run's start, which is a character
+            // boundary, ASCII stands for them.
+            let window: &[u8; 67] = if i == from {
+                first[3..].copy_from_slice(block);
+                &first
+            } else {
+                buf[i - 3..i + 64].try_into().unwrap()
+            };
+            if !m.utf8_errors(window) {
+                chars += pending.take().unwrap_or(0);
+                pending = Some(u64::from(64 - (m.continuation(block) & high).count_ones()));
+            } else {
+                if pending.take().is_some() {
+                    chars += exact_chars(m, buf, i - 64);
+                }
+                chars += exact_chars(m, buf, i);
+            }
+            i += 64;
+        }
+        if pending.is_some() {
+            // The last window's characters that reach past it were checked by no next window.
+            chars += exact_chars(m, buf, i - 64);
+        }
+        self.counts.chars += chars;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// [`Self::chars_run`] for instruction sets without table look-ups (SSE2, SWAR): blocks of
+    /// ASCII are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`]
+    /// or else by [`Self::line_block`]; line ends are counted in one pass at the end. Returns
+    /// where it stopped (the rest goes to the character loop).
+    #[inline(always)]
+    fn chars_run_by_masks<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
         let mut i = from;
         self.bulk_lines = true;
         while i + 64 <= buf.len() {
@@ -433,26 +845,36 @@ impl<'a> Counter<'a> {
     /// Returns where exact measuring stopped: the caller measures the rest.
     #[inline(always)]
     fn width_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
-        // `pos` is exact up to `start`; `[start, i)` is unmeasured and holds `tabs` TABs.
+        // `pos` is exact up to `start`; `[start, i)` is unmeasured and can add at most `grown`.
+        // The tight bound asks the C library about 3,840 characters once: for large inputs.
+        let tight = self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000();
         let mut i = from;
         let mut start = from;
-        let mut tabs = 0u64;
+        let mut grown = 0u64;
         let mut pos = self.line_pos;
         let mut longest = self.counts.max_line_length;
         let mut lines = 0u64;
         while i + 64 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
             let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
             let lf = m.eq(block, b'\n');
             let tab = m.eq(block, b'\t');
-            let window_tabs = tabs + u64::from(tab.count_ones());
-            if pos + (i + 64 - start) as u64 + 7 * window_tabs <= longest {
+            // What each byte can add at most: a column, eight at a TAB; in UTF-8, nothing at a
+            // continuation byte and two at the first byte of a character from U+1000 on (the
+            // only ones that can be wide), so a character adds at most its width.
+            let (one, two) = if tight { (!m.continuation(block), m.ge(block, 0xe1)) } else { (u64::MAX, 0) };
+            let bound = |from: usize| {
+                let part = span(from, 64);
+                u64::from((one & part).count_ones() + (two & part).count_ones() + 7 * (tab & part).count_ones())
+            };
+            if pos + grown + bound(0) <= longest {
                 if lf == 0 {
-                    tabs = window_tabs;
+                    grown += bound(0);
                 } else {
                     let last = 64 - lf.leading_zeros() as usize;
                     start = i + last;
                     pos = 0;
-                    tabs = u64::from((tab & span(last, 64)).count_ones());
+                    grown = bound(last);
                     lines += u64::from(lf.count_ones());
                 }
                 i += 64;
@@ -462,7 +884,7 @@ impl<'a> Counter<'a> {
                 Some(at) => {
                     i = at;
                     start = at;
-                    tabs = 0;
+                    grown = 0;
                     pos = self.line_pos;
                     longest = self.counts.max_line_length;
                 }
@@ -495,13 +917,158 @@ impl<'a> Counter<'a> {
             if at + 64 > buf.len() {
                 return (at > start).then_some(at);
             }
-            let used = self.line_block::<M, true>(m, buf, at);
+            let used = if self.utf8 && M::TABLE_LOOKUPS && at + 67 <= buf.len() {
+                self.width_block(m, buf, at)
+            } else {
+                self.line_block::<M, true>(m, buf, at)
+            };
             if used == 0 {
                 return (at > start).then_some(at);
             }
             at += used;
         }
         Some(at)
+    }
+
+    /// The widths of a UTF-8 window at `buf[at..]` (-L without -w or -m; `buf` must hold the
+    /// three bytes after it), with table look-ups only: the valid characters are found by their
+    /// byte patterns (`utf8_start_patterns`), and each one's width is looked up in the 64-entry
+    /// table of its block of 64 code points (the C library's answers, see `WideClasses`), one
+    /// block at a time: all the characters of a window from one block take one vector look-up.
+    /// Three-byte forms whose whole block is one width (most CJK and Hangul) take one look-up
+    /// per lead byte. The bits of the characters at least one column wide, and of those two
+    /// wide, then give a line's width between control characters by counting. Invalid bytes
+    /// and continuation bytes are no characters: no width. Returns 64.
+    #[inline(always)]
+    fn width_block<M: BlockMasks>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
+        let w: &[u8; 67] = buf[at..at + 67].try_into().unwrap();
+        let (b0, b1, b2, b3): (&[u8; 64], &[u8; 64], &[u8; 64], &[u8; 64]) = (
+            w[..64].try_into().unwrap(),
+            w[1..65].try_into().unwrap(),
+            w[2..66].try_into().unwrap(),
+            w[3..].try_into().unwrap(),
+        );
+        let control_or_high = m.control_or_high(b0);
+        let high = m.high(b0);
+        // Printable ASCII is one column; then each block's characters by look-up.
+        let (mut w1, mut w2) = (!control_or_high, 0u64);
+        let (two, three, four) = if high == 0 {
+            (0, 0, 0)
+        } else {
+            let patterns = platform::simd::utf8_start_patterns();
+            let [two, three, four] = m.pattern_starts(
+                w[..66].try_into().unwrap(),
+                patterns,
+                [UTF8_TWO_BYTE, UTF8_THREE_BYTE, platform::simd::UTF8_FOUR_BYTE],
+            );
+            (two, three, four & m.continuation(b3))
+        };
+        let wide = &self.classes.wide;
+        let mut todo = two;
+        while todo != 0 {
+            let lead = b0[todo.trailing_zeros() as usize];
+            let same = todo & m.eq(b0, lead);
+            let [x1, x2, _] = m.lookup64(b1, wide.block64(u32::from(lead & 0x1f) << 6), [WIDTH_BITS, 0b10, 0]);
+            w1 |= same & x1;
+            w2 |= same & x2;
+            todo &= !same;
+        }
+        let mut todo = three;
+        while todo != 0 {
+            let lead = b0[todo.trailing_zeros() as usize];
+            let same_lead = todo & m.eq(b0, lead);
+            todo &= !same_lead;
+            let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let mixed = same_lead & mixed;
+            w1 |= same_lead & !mixed & x1;
+            w2 |= same_lead & !mixed & x2;
+            let mut rest = mixed;
+            // A few characters are looked up one by one, more one block at a time.
+            if rest.count_ones() <= FEW_CHARACTERS {
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let cp = (u32::from(lead & 0x0f) << 12) | (u32::from(b1[p] & 0x3f) << 6) | u32::from(b2[p] & 0x3f);
+                    let width = wide.get(cp) & WIDTH_BITS;
+                    w1 |= u64::from(width != 0) << p;
+                    w2 |= u64::from(width == 2) << p;
+                }
+            }
+            while rest != 0 {
+                let second = b1[rest.trailing_zeros() as usize];
+                let same = rest & m.eq(b1, second);
+                let first = (u32::from(lead & 0x0f) << 12) | (u32::from(second & 0x3f) << 6);
+                let [x1, x2, _] = m.lookup64(b2, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
+                w1 |= same & x1;
+                w2 |= same & x2;
+                rest &= !same;
+            }
+        }
+        let mut todo = four;
+        while todo != 0 {
+            let p = todo.trailing_zeros() as usize;
+            let (lead, second) = (b0[p], b1[p]);
+            let same_region = todo & m.eq(b0, lead) & m.eq(b1, second);
+            todo &= !same_region;
+            let [x1, x2, mixed] =
+                m.lookup64(b2, wide.region_blocks(lead, second), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let mixed = same_region & mixed;
+            w1 |= same_region & !mixed & x1;
+            w2 |= same_region & !mixed & x2;
+            let mut rest = mixed;
+            if rest.count_ones() <= FEW_CHARACTERS {
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let cp = (u32::from(lead & 0x07) << 18)
+                        | (u32::from(second & 0x3f) << 12)
+                        | (u32::from(b2[p] & 0x3f) << 6)
+                        | u32::from(b3[p] & 0x3f);
+                    let width = wide.get(cp) & WIDTH_BITS;
+                    w1 |= u64::from(width != 0) << p;
+                    w2 |= u64::from(width == 2) << p;
+                }
+            }
+            while rest != 0 {
+                let third = b2[rest.trailing_zeros() as usize];
+                let same = rest & m.eq(b2, third);
+                let first =
+                    (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12) | (u32::from(third & 0x3f) << 6);
+                let [x1, x2, _] = m.lookup64(b3, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
+                w1 |= same & x1;
+                w2 |= same & x2;
+                rest &= !same;
+            }
+        }
+        // Line ends, TABs and the other controls (no width) in order; the columns between them
+        // are counted.
+        let width =
+            |from: usize, to: usize| u64::from((w1 & span(from, to)).count_ones() + (w2 & span(from, to)).count_ones());
+        let mut controls = control_or_high & !high;
+        let (mut pos, mut longest, mut lines) = (self.line_pos, self.counts.max_line_length, 0u64);
+        let mut last = 0;
+        while controls != 0 {
+            let e = controls.trailing_zeros() as usize;
+            controls &= controls - 1;
+            pos += width(last, e);
+            last = e;
+            match b0[e] {
+                b'\n' | b'\r' | 0x0c => {
+                    lines += u64::from(b0[e] == b'\n');
+                    longest = longest.max(pos);
+                    pos = 0;
+                }
+                b'\t' => pos += 8 - pos % 8,
+                _ => {}
+            }
+        }
+        pos += width(last, 64);
+        self.line_pos = pos;
+        self.counts.max_line_length = longest;
+        if !self.bulk_lines {
+            self.counts.lines += lines;
+        }
+        64
     }
 
     /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
@@ -730,6 +1297,20 @@ impl<'a> Counter<'a> {
         self.line_pos += u64::from(class & WIDTH_BITS);
         self.word_char(class & SPACE_BIT == 0);
     }
+}
+
+/// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the
+/// three bytes after it): ASCII bytes, and the positions where a valid form begins (nibble
+/// look-ups of each position's first three bytes, a continuation byte fourth for four-byte
+/// forms). Exact whatever the bytes: an invalid byte begins no character, as in GNU.
+#[inline(always)]
+fn exact_chars<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> u64 {
+    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+    let window: &[u8; 66] = buf[at..at + 66].try_into().unwrap();
+    let four_byte = platform::simd::UTF8_FOUR_BYTE;
+    let [short, long, _] = m.pattern_starts(window, platform::simd::utf8_start_patterns(), [!four_byte, four_byte, 0]);
+    let cont3 = m.continuation(buf[at + 3..at + 67].try_into().unwrap());
+    u64::from((!m.high(block) | short | (long & cont3)).count_ones())
 }
 
 /// The bits `from..to` of a 64-bit mask (`from <= to <= 64`).
@@ -1024,6 +1605,18 @@ mod tests {
             "\u{301}".as_bytes(),
             "é".as_bytes(),
             "\u{1f600}".as_bytes(),
+            // Near the multibyte spaces' byte patterns: U+2028, U+205F, U+1680, U+200D (not a
+            // space), U+3001 and U+2014 (punctuation sharing their first bytes), truncations.
+            "\u{2028}".as_bytes(),
+            "\u{205f}".as_bytes(),
+            "\u{1680}".as_bytes(),
+            "\u{200d}".as_bytes(),
+            "\u{3001}".as_bytes(),
+            "\u{2014}".as_bytes(),
+            "\u{ab}".as_bytes(),
+            b"\xe3\x80",
+            b"\xe2\x80",
+            b"\xc2",
             "\u{10ffff}".as_bytes(),
             "\u{e000}".as_bytes(),
             "\u{d7ff}".as_bytes(),

@@ -435,10 +435,14 @@ impl Wc {
                 return (counts, error);
             }
             let mut counts = Counts::default();
-            let error = self.buffers.read_all(fd, |chunk| {
+            let count = |counts: &mut Counts, chunk: &[u8]| {
                 counts.bytes += chunk.len() as u64;
                 counts.lines += count::count_lines(chunk);
-            });
+            };
+            let error = match feed_mapped(fd, &mut counts, count) {
+                Err(err) => Some(err),
+                Ok(()) => self.buffers.read_all(fd, |chunk| count(&mut counts, chunk)),
+            };
             counts.chars = counts.bytes;
             return (counts, error);
         }
@@ -450,7 +454,10 @@ impl Wc {
         }
         let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
         let mut counter = Counter::new(self.want, classes, self.charset);
-        let error = self.buffers.read_all(fd, |chunk| counter.feed(chunk));
+        let error = match feed_mapped(fd, &mut counter, |counter, chunk| counter.feed(chunk)) {
+            Err(err) => Some(err),
+            Ok(()) => self.buffers.read_all(fd, |chunk| counter.feed(chunk)),
+        };
         let mut counts = counter.finish();
         if !count_chars {
             counts.chars = counts.bytes;
@@ -570,6 +577,80 @@ fn report_kernel() {
     if std::env::var_os("RAPIDUTILS_SIMD").is_some() {
         diag::error(format!("RAPIDUTILS_SIMD: using {}", platform::simd::Kernel::best().name()).as_bytes());
     }
+}
+
+/// Regular files with at least this much left are counted from a mapping of the page cache
+/// (Linux, disk and memory file systems): no copy into a read buffer. Below it, reads cost less
+/// than setting up a mapping.
+const MAP_MIN: u64 = 1 << 20;
+/// Files are mapped this much at a time (mapped pages count in the resident set).
+const MAP_WINDOW: u64 = 4 << 20;
+/// Within a window, the count is checked against a shrinking file after this much.
+const MAP_PIECE: usize = 256 << 10;
+
+/// Feeds what is left of the regular file `fd`, from its offset, to `feed` straight from
+/// mappings of the page cache, MAP_WINDOW at a time, while at least MAP_MIN is left; then sets
+/// the offset past what was fed (reads take the rest: a tail, a file that grew). Nothing
+/// happens where files are not mapped (other systems, the portable build, /proc, pipes).
+///
+/// A file that shrinks meanwhile: the mapping's SIGBUS handler puts zero pages past its new
+/// end and records where (`cut`). After each piece, the next page is touched (past the end,
+/// that is a cut too) and, at a cut or a window's end, `fstat` gives the real size: a piece
+/// that may hold bytes past the end is fed again from the state saved before it, up to the
+/// end. `state` is cloned once per piece (a counter is a few hundred bytes).
+fn feed_mapped<S: Clone>(fd: Fd, state: &mut S, mut feed: impl FnMut(&mut S, &[u8])) -> io::Result<()> {
+    if !platform::MAPPED_FILES {
+        return Ok(());
+    }
+    let Ok(info) = platform::fstat(fd) else {
+        return Ok(());
+    };
+    if info.kind != FileKind::Regular {
+        return Ok(());
+    }
+    let Ok(start) = platform::current_offset(fd) else {
+        return Ok(());
+    };
+    let mut pos = start;
+    'windows: while info.size.saturating_sub(pos) >= MAP_MIN {
+        let len = (info.size - pos).min(MAP_WINDOW) as usize;
+        let Ok(map) = platform::Mapping::new(fd, pos, len) else {
+            break;
+        };
+        let bytes = map.bytes();
+        let mut at = 0;
+        while at < len {
+            let end = (at + MAP_PIECE).min(len);
+            let saved = state.clone();
+            feed(state, &bytes[at..end]);
+            if end < len {
+                // The page after the piece: past the file's end, this cuts the mapping.
+                map.touch(end);
+            }
+            let cut = map.cut();
+            if cut.is_some() || end == len {
+                let size = platform::fstat(fd)?.size;
+                let real = (size.saturating_sub(pos) as usize).min(cut.unwrap_or(usize::MAX));
+                if real < end {
+                    *state = saved;
+                    let real = real.max(at);
+                    feed(state, &bytes[at..real]);
+                    pos += real as u64;
+                    break 'windows;
+                }
+                if cut.is_some() {
+                    pos += end as u64;
+                    break 'windows;
+                }
+            }
+            at = end;
+        }
+        pos += len as u64;
+    }
+    if pos != start {
+        platform::seek_to(fd, pos)?;
+    }
+    Ok(())
 }
 
 /// Counts `fd` from offset `from` up to `to` (or its end) with `pread`, in 1 MiB pieces: with

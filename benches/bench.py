@@ -2,7 +2,8 @@
 """Whole-command benchmark: rapidutils beside GNU 9.1 (/usr/bin), GNU 9.12 (the oracle),
 uutils and busybox where installed, measured in the same run, in interleaved rounds.
 
-    python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|startup]...
+    python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
+                             [--kernel avx2|sse2|portable]...
 
 Every implementation's output is checked against the expected bytes before it is timed.
 Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo example), which
@@ -358,6 +359,95 @@ def suite_wc(args):
     report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned)
 
 
+SCRIPTS_DIR = os.path.join(BENCH_DIR, "scripts")
+
+
+def prepare_corpora():
+    """The texts of benches/corpora.py (about 100 MB each), made once, dropped from the page cache
+    and read once (as the other inputs), plus a 100 MB cut of the English-like text."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "benches", "corpora.py"), SCRIPTS_DIR],
+                   check=True, stdout=subprocess.DEVNULL)
+    import corpora
+    paths = {}
+    english = os.path.join(SCRIPTS_DIR, "english.txt")
+    if not os.path.exists(english):
+        text, _, _ = prepare_inputs()
+        with open(text, "rb") as src:
+            data = src.read(100_000_000)
+        with open(english, "wb") as f:
+            f.write(data[: data.rfind(b"\n") + 1])
+    paths["english"] = english
+    for name in corpora.NAMES:
+        paths[name] = os.path.join(SCRIPTS_DIR, name + ".txt")
+    for path in paths.values():
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    return paths
+
+
+def suite_scripts(args):
+    """wc on text in many scripts: each option's time per corpus beside the peers, and
+    rapidutils' time against its own wc -l on the same file (the yardstick: counting words,
+    widths or characters should cost about what counting lines costs, whatever the script)."""
+    sys.path.insert(0, os.path.join(ROOT, "benches"))
+    corpora = prepare_corpora()
+    impls = implementations("wc")
+    kernels = [k for k in (args.kernel or []) if k]
+    for k in kernels:
+        impls[f"rapidutils-{k}"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(RELEASE, "wc")]
+    opts = [["-l"], ["-w"], [], ["-L"], ["-m"]]
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    # Outputs: rapidutils (every kernel) must print GNU 9.12's counts. Where GNU 9.12's own read
+    # boundaries split a multibyte space (its bug: an extra word, see the README), GNU 9.1,
+    # whose loop has no such bug for UTF-8 spaces, is taken as the reference.
+    for name, path in corpora.items():
+        for o in opts:
+            outs = {n: subprocess.run(a + o + [path], capture_output=True, env=env).stdout for n, a in impls.items()}
+            ref = outs.get("gnu-9.12")
+            mine = [v for n, v in outs.items() if n.startswith("rapidutils")]
+            if ref is not None and any(v != ref for v in mine):
+                if o == ["-w"] or o == []:
+                    alt = outs.get("gnu-9.1")
+                    if alt is not None and all(v == alt for v in mine):
+                        print(f"note: wc {' '.join(o)} {name}: GNU 9.12 says {ref.split()}, rapidutils and GNU 9.1 "
+                              f"{alt.split()} (GNU 9.12's read-boundary bug)")
+                        continue
+                print(f"OUTPUT MISMATCH: wc {o} {name}: {outs}", file=sys.stderr)
+                sys.exit(1)
+    print("outputs checked: rapidutils gives GNU 9.12's counts for wc -l -w -L -m and default on every corpus")
+    os.environ["LC_ALL"] = "C.UTF-8"
+    results = {}
+    for o in opts:
+        for name, path in corpora.items():
+            per = {n: [] for n in impls}
+            for rnd in range(args.rounds):
+                for n, argv in rotated(impls, rnd):
+                    per[n].append(wall_time(argv + o + [path], None) * 1000)
+            results[(' '.join(o) or '(default)', name)] = per
+    os.environ.pop("LC_ALL", None)
+    names = list(impls)
+    for o in opts:
+        opt = ' '.join(o) or '(default)'
+        print(f"\n## wc {opt}, 100 MB per script, C.UTF-8, cached, pinned to CPU 0 ({args.rounds} rounds)\n")
+        print("| corpus | " + " | ".join(f"{n} ms" for n in names)
+              + " | rapidutils / best peer | rapidutils / its own wc -l |")
+        print("|" + "---|" * (len(names) + 3))
+        for name in corpora:
+            per = results[(opt, name)]
+            lines = results[("-l", name)]["rapidutils"]
+            peers = [n for n in names if not n.startswith("rapidutils") and n != "busybox"]
+            ratios = [min(per[p][r] for p in peers) / per["rapidutils"][r] for r in range(args.rounds)] if peers else []
+            own = [per["rapidutils"][r] / lines[r] for r in range(args.rounds)]
+            cells = " | ".join(f"{statistics.median(per[n]):.1f}" for n in names)
+            ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
+            print(f"| {name} | {cells} | {ratio} | {statistics.median(own):.2f}x |")
+        sys.stdout.flush()
+
+
 def hyperfine_mean(commands, runs, shell):
     """Mean seconds of each command, measured by hyperfine in one interleaved session."""
     out = os.path.join("/tmp", f"ru-bench-{os.getpid()}.json")
@@ -437,7 +527,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="fewer bytes and runs (a smoke test)")
     parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
-    parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "startup"])
+    parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "scripts", "startup"])
+    parser.add_argument("--kernel", action="append", choices=["avx2", "sse2", "portable"],
+                        help="scripts suite: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
     args = parser.parse_args()
     # Always rebuild with default features: a `--features portable` build may be in target/.
     subprocess.run(["cargo", "build", "-q", "--release", "--bins", "--example", "pipe_reader"], cwd=ROOT, check=True)
@@ -446,8 +538,9 @@ def main():
           f"inputs and binaries cached in memory (inputs dropped from the cache and read once first); pipe-max-size "
           f"{open('/proc/sys/fs/pipe-max-size').read().strip()}")
     print("implementations:", ", ".join(f"{n} ({' '.join(a)})" for n, a in implementations("yes").items()))
-    for suite in args.suite or ["yes", "cat", "wc", "startup"]:
-        {"yes": suite_yes, "cat": suite_cat, "wc": suite_wc, "startup": suite_startup}[suite](args)
+    for suite in args.suite or ["yes", "cat", "wc", "scripts", "startup"]:
+        {"yes": suite_yes, "cat": suite_cat, "wc": suite_wc, "scripts": suite_scripts,
+         "startup": suite_startup}[suite](args)
 
 
 if __name__ == "__main__":

@@ -67,14 +67,6 @@ fn run_piped_keep_stdout(mut cmd: Command, input: Option<&[u8]>) -> Outcome {
     Outcome { stdout: Vec::new(), stderr: out.stderr, status: format!("{:?}", out.status.code()) }
 }
 
-/// Whether the temporary directory's file system makes copy_file_range a plain splice (then
-/// cat uses its own relay pipe for large files).
-fn plain_splice_fs(dir: &TempDir) -> bool {
-    use std::os::fd::AsRawFd;
-    let probe = std::fs::File::create(dir.0.join("probe")).unwrap();
-    rapidutils::platform::copy_is_plain_splice(probe.as_raw_fd())
-}
-
 fn calls(trace: &str, prefix: &str) -> usize {
     trace.lines().filter(|l| l.starts_with(prefix)).count()
 }
@@ -85,10 +77,9 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
     let data = noise(16 << 20, 21);
     let src = dir.file("big", &data);
     let small = dir.file("small", &data[..40_000]);
-    let big_file_call = if plain_splice_fs(&dir) { "splice(" } else { "copy_file_range(" };
     let cases: [(&str, bool, &str, &std::path::Path); 6] = [
         ("pipe", false, "splice(", &src),
-        ("file", false, big_file_call, &src),
+        ("file", false, "copy_file_range(", &src),
         ("file", false, "copy_file_range(", &small),
         ("null", false, "splice(", &src),
         ("null", false, "sendfile(", &small),
@@ -124,12 +115,11 @@ fn injected_failures_of_zero_copy_calls_lose_nothing() {
     // A page multiple: a file of such a size is copied until a call returns 0 (see the next
     // test), so a second call comes after the whole file moved.
     let small = dir.file("small", &data[..40_960]);
-    // Small files go to /dev/null by sendfile, large ones through a relay pipe (splice); large
-    // files to a file on ext4/tmpfs through the relay too, else by copy_file_range.
-    let big_file_call = if plain_splice_fs(&dir) { "splice" } else { "copy_file_range" };
+    // Small files go to /dev/null by sendfile, large ones through a relay pipe (splice); files
+    // to a file on the same file system by copy_file_range.
     for (redirect, from_pipe, call, src) in [
         ("pipe", false, "splice", &big),
-        ("file", false, big_file_call, &big),
+        ("file", false, "copy_file_range", &big),
         ("file", false, "copy_file_range", &small),
         ("null", false, "splice", &big),
         ("null", false, "sendfile", &small),

@@ -215,21 +215,6 @@ fn file_system_magic(fd: Fd) -> Option<u32> {
     Some(st.f_type as u32)
 }
 
-/// Whether `fd` lives on a file system known to implement `copy_file_range` by an internal
-/// splice with a small pipe (ext2/3/4, tmpfs), rather than by cloning or a server-side copy:
-/// there, a splice through our own large pipe is faster (measured 4.65 against 3.9 GiB/s).
-#[cfg(target_os = "linux")]
-pub fn copy_is_plain_splice(fd: Fd) -> bool {
-    const EXT_SUPER_MAGIC: u32 = 0xef53;
-    const TMPFS_MAGIC: u32 = 0x0102_1994;
-    matches!(file_system_magic(fd), Some(EXT_SUPER_MAGIC | TMPFS_MAGIC))
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn copy_is_plain_splice(_fd: Fd) -> bool {
-    false
-}
-
 /// The system's page size.
 pub fn page_size() -> usize {
     buffer::page_size()
@@ -419,15 +404,5 @@ mod tests {
         for e in [libc::EIO, libc::ENOSPC, libc::EPIPE, libc::EBADF, libc::EAGAIN, libc::EINTR] {
             assert!(!is_unsupported(&io::Error::from_raw_os_error(e)), "{e}");
         }
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn tmpfs_counts_as_a_plain_splice_file_system() {
-        let file = std::fs::File::create(format!("/dev/shm/ru-statfs-{}", std::process::id())).unwrap();
-        assert!(copy_is_plain_splice(file.as_raw_fd()));
-        let _ = std::fs::remove_file(format!("/dev/shm/ru-statfs-{}", std::process::id()));
-        assert!(!copy_is_plain_splice(std::fs::File::open("/proc/version").unwrap().as_raw_fd()));
-        assert!(!copy_is_plain_splice(-1));
     }
 }

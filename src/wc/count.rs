@@ -768,7 +768,6 @@ impl<'a> Counter<'a> {
         while i + 67 <= buf.len() {
             platform::simd::prefetch_ahead(buf, i);
             let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
-            let high = m.high(block);
             // The three bytes before the window: before the run's start, which is a character
             // boundary, ASCII stands for them.
             let window: &[u8; 67] = if i == from {
@@ -779,7 +778,7 @@ impl<'a> Counter<'a> {
             };
             if !m.utf8_errors(window) {
                 chars += pending.take().unwrap_or(0);
-                pending = Some(u64::from(64 - (m.continuation(block) & high).count_ones()));
+                pending = Some(u64::from(64 - m.continuation(block).count_ones()));
             } else {
                 if pending.take().is_some() {
                     chars += exact_chars(m, buf, i - 64);

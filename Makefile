@@ -52,10 +52,10 @@ all: build
 build:
 	$(CARGO) build --release --bins
 
-# Everything the tests need (root): strace (fault injection), GNU time (peak memory), the
+# Everything the tests need (root): python3 (the corpora generator), strace (fault injection), GNU time (peak memory), the
 # man-page and completion checkers (mandoc, man-db, zsh, fish), the locale sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish
+TEST_PROGRAMS := python3:python3 strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
 	zh_CN.GB18030 ru_RU.KOI8-R ru_RU.UTF-8
 test-deps:

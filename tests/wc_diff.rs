@@ -558,3 +558,101 @@ fn every_code_point_counts_as_gnu_counts_it() {
         compare(&format!("{opts:?} every code point, bare"), run_piped(mine, None), run_piped(gnu, None));
     }
 }
+
+/// The benchmark corpora (`benches/corpora.py`: Cyrillic, Greek, Arabic, Devanagari, Chinese,
+/// Japanese, Korean, emoji, mixed, 1 % invalid), about 1.5 MB each, generated once per target
+/// directory with python3.
+fn corpora() -> Vec<(String, Vec<u8>)> {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("corpora-1500000");
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/corpora.py");
+        let out = Command::new(require_program("python3")).arg(script).arg(&dir).arg("1500000").output().unwrap();
+        assert!(out.status.success(), "corpora.py: {}", String::from_utf8_lossy(&out.stderr));
+        dir
+    });
+    let mut all: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    all.sort();
+    assert_eq!(all.len(), 10, "corpora in {}", dir.display());
+    all
+}
+
+/// The numbers on each line of wc's output.
+fn numbers(out: &Outcome) -> Vec<Vec<u64>> {
+    out.stdout_text().lines().map(|l| l.split_whitespace().filter_map(|w| w.parse().ok()).collect()).collect()
+}
+
+/// Every corpus, in C.UTF-8 and en_US.UTF-8, with every kernel, from a file (over 1 MiB:
+/// counted from a mapping, cut at its pieces and windows) and from a pipe, shifted by 0, 1 and
+/// 63 bytes so that every character lands on every side of a chunk boundary somewhere, and a
+/// 4.5 MB copy that crosses mapping windows. GNU counts each variant in pieces of less than
+/// 64 KiB cut at line ends (lines, words and characters add up; the longest line is the
+/// largest), which keeps clear of its bug at read boundaries (see the README).
+#[test]
+fn every_corpus_counts_as_gnu_in_every_kernel() {
+    let dir = TempDir::new("wc-corpora");
+    let fields = ["-l", "-w", "-m", "-c", "-L"];
+    // Which of GNU's five counts each option set prints, in wc's order.
+    let option_sets: [(&[&str], &[usize]); 6] = [
+        (&["-l"], &[0]),
+        (&["-w"], &[1]),
+        (&["-m"], &[2]),
+        (&["-L"], &[4]),
+        (&[], &[0, 1, 3]),
+        (&["-lwmcL"], &[0, 1, 2, 3, 4]),
+    ];
+    for (name, text) in corpora() {
+        let variants: Vec<Vec<u8>> =
+            vec![text.clone(), text[1..].to_vec(), text[63..].to_vec(), [&text[7..], &text[..], &text[..]].concat()];
+        for locale in ["C.UTF-8", "en_US.UTF-8"] {
+            // GNU's five counts for each variant, from pieces below 64 KiB.
+            let mut expected = Vec::new();
+            for (v, data) in variants.iter().enumerate() {
+                let mut pieces = Vec::new();
+                let mut rest = &data[..];
+                while !rest.is_empty() {
+                    let cut = if rest.len() <= 60_000 {
+                        rest.len()
+                    } else {
+                        rest[..60_000].iter().rposition(|&b| b == b'\n').expect("a line end in 60 KB") + 1
+                    };
+                    pieces.push(dir.file(&format!("{name}-{v}-{}", pieces.len()), &rest[..cut]));
+                    rest = &rest[cut..];
+                }
+                let [_, mut gnu] = pair(locale);
+                gnu.args(fields).args(&pieces);
+                let out = run_piped(gnu, None);
+                assert_eq!(out.status, "exit 0", "{name}: {}", out.stderr_text());
+                let total = numbers(&out).pop().unwrap();
+                assert_eq!(total.len(), 5, "{name}: {}", out.stdout_text());
+                expected.push(total);
+                for p in pieces {
+                    std::fs::remove_file(p).unwrap();
+                }
+            }
+            let files: Vec<_> = variants.iter().enumerate().map(|(v, d)| dir.file(&format!("{name}{v}"), d)).collect();
+            for (opts, picked) in option_sets {
+                let want: Vec<Vec<u64>> =
+                    expected.iter().map(|counts| picked.iter().map(|&i| counts[i]).collect()).collect();
+                for kernel in ["portable", "sse2", "avx2", "avx512", "neon"] {
+                    let label = format!("{name} {locale} {opts:?} {kernel}");
+                    let [mut mine, _] = pair(locale);
+                    mine.env("RAPIDUTILS_SIMD", kernel).args(opts).args(&files);
+                    let out = run_piped(mine, None);
+                    assert_eq!(out.status, "exit 0", "{label}: {}", out.stderr_text());
+                    let got = numbers(&out);
+                    assert_eq!(&got[..files.len()], &want[..], "{label}, files");
+                    let [mut mine, _] = pair(locale);
+                    mine.env("RAPIDUTILS_SIMD", kernel).args(opts);
+                    let out = run_piped(mine, Some(&variants[1]));
+                    assert_eq!(numbers(&out), [want[1].clone()], "{label}, pipe");
+                }
+            }
+        }
+    }
+}

@@ -844,9 +844,21 @@ impl<'a> Counter<'a> {
     /// Returns where exact measuring stopped: the caller measures the rest.
     #[inline(always)]
     fn width_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
-        // `pos` is exact up to `start`; `[start, i)` is unmeasured and can add at most `grown`.
         // The tight bound asks the C library about 3,840 characters once: for large inputs.
-        let tight = self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000();
+        if self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000() {
+            self.width_run_bounded::<M, true>(m, buf, from)
+        } else {
+            self.width_run_bounded::<M, false>(m, buf, from)
+        }
+    }
+
+    /// `width_run` with one byte's bound: at most its column (`TIGHT` false), or, in UTF-8
+    /// (`TIGHT` true), nothing at a continuation byte and two at the first byte of a character
+    /// from U+1000 on (the only ones that can be wide), so a character adds at most its width.
+    /// A skipped window takes no branch but the one that decides to measure.
+    #[inline(always)]
+    fn width_run_bounded<M: BlockMasks, const TIGHT: bool>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        // `pos` is exact up to `start`; `[start, i)` is unmeasured and can add at most `grown`.
         let mut i = from;
         let mut start = from;
         let mut grown = 0u64;
@@ -858,24 +870,24 @@ impl<'a> Counter<'a> {
             let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
             let lf = m.eq(block, b'\n');
             let tab = m.eq(block, b'\t');
-            // What each byte can add at most: a column, eight at a TAB; in UTF-8, nothing at a
-            // continuation byte and two at the first byte of a character from U+1000 on (the
-            // only ones that can be wide), so a character adds at most its width.
-            let (one, two) = if tight { (!m.continuation(block), m.ge(block, 0xe1)) } else { (u64::MAX, 0) };
-            let bound = |from: usize| {
-                let part = span(from, 64);
+            let (one, two) = if TIGHT { (!m.continuation(block), m.ge(block, 0xe1)) } else { (u64::MAX, 0) };
+            let bound = |part: u64| {
                 u64::from((one & part).count_ones() + (two & part).count_ones() + 7 * (tab & part).count_ones())
             };
-            if pos + grown + bound(0) <= longest {
-                if lf == 0 {
-                    grown += bound(0);
-                } else {
-                    let last = 64 - lf.leading_zeros() as usize;
-                    start = i + last;
-                    pos = 0;
-                    grown = bound(last);
-                    lines += u64::from(lf.count_ones());
-                }
+            let whole = bound(u64::MAX);
+            if pos + grown + whole <= longest {
+                // The line running at the window's last line end (if any) starts a new
+                // unmeasured stretch; without one the stretch grows by the whole window.
+                let last = 64 - lf.leading_zeros();
+                let after = u64::MAX.checked_shl(last).unwrap_or(0);
+                let tail = bound(after);
+                // All ones when the window has no line end: selects by masks, since a branch
+                // on line ends mispredicts on every other window of ordinary text.
+                let keep = u64::from(lf == 0).wrapping_neg();
+                start = (start & keep as usize) | ((i + last as usize) & !keep as usize);
+                pos &= keep;
+                grown = (grown & keep) + tail;
+                lines += u64::from(lf.count_ones());
                 i += 64;
                 continue;
             }

@@ -165,8 +165,8 @@ generate:
 
 # Packages (packaging/), built or checked here on Debian, as root: packaging/check.sh says how.
 # Each writes into target/package/.
-PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager \
-	libarchive-tools acl ruby python3 xz-utils git
+PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager makepkg \
+	libarchive-tools ruby python3 xz-utils git
 packaging-deps:
 	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
 	  missing="$$missing $$p"; done; \

@@ -3,7 +3,8 @@
 #   check.sh deb|rpm|arch|freebsd|homebrew|all
 # deb: dpkg-buildpackage, then lintian (no errors allowed) and the package's contents run.
 # rpm: rpmbuild with stand-in cargo macros, then rpmlint, and the contents run.
-# arch: makepkg as an unprivileged user (created when missing), then the contents run.
+# arch: makepkg as an unprivileged user (created for the check when missing, then removed),
+#   then the contents run.
 # freebsd: the crate list and distinfo regenerated from Cargo.lock and compared; pkg-plist
 #   compared with a staged install. homebrew: ruby -c, then the formula's install and test
 #   blocks run against a stand-in of Homebrew's DSL with the binary we built.
@@ -18,6 +19,12 @@ vendor=$out/rapidutils-$version-vendor.tar.xz
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'check.sh: %s\n' "$*" >&2; exit 1; }
+
+# Cleanup run when the script ends, whether it succeeded or not (in reverse order of `at_exit`).
+cleanups=()
+at_exit() { cleanups=("$1" "${cleanups[@]}"); }
+run_cleanups() { local c; for c in "${cleanups[@]}"; do eval "$c"; done; }
+trap run_cleanups EXIT
 
 # The files a distro-layout install puts under PREFIX (= /usr here), man pages uncompressed.
 distro_files() {
@@ -112,33 +119,35 @@ check_rpm() {
   ls -l "$out/$(basename "$rpm")" "$out/$(basename "$srpm")"
 }
 
-# makepkg refuses to run as root: an unprivileged user, created when missing, who may run the
-# toolchain of whoever runs this script (the directories above it get an ACL entry allowing that
-# user through, where others may not pass).
-builder=${RAPIDUTILS_BUILDER:-builder}
-prepare_builder() {
-  id "$builder" > /dev/null 2>&1 || useradd --create-home --shell /bin/sh "$builder"
-  local sysroot dir
-  sysroot=$(rustc --print sysroot)
-  dir=$sysroot
-  while [ "$dir" != / ]; do
-    if ! runuser -u "$builder" -- test -x "$dir"; then setfacl -m "u:$builder:x" "$dir"; fi
-    dir=$(dirname "$dir")
-  done
-  runuser -u "$builder" -- "$sysroot/bin/cargo" --version > /dev/null || die "$builder cannot run $sysroot/bin/cargo"
-  echo "$sysroot/bin"
-}
+# makepkg refuses to run as root: it runs as an unprivileged user (RAPIDUTILS_BUILDER, by default
+# `rapidutils-builder`), created for the check when missing and removed afterwards, with a copy
+# of the caller's toolchain (hard links when on the same file system) in the temporary build
+# directory, so nothing above that directory needs to let the user through.
+builder=${RAPIDUTILS_BUILDER:-rapidutils-builder}
 
 check_arch() {
   say "arch: makepkg as $builder"
-  local toolchain work pkg
-  toolchain=$(prepare_builder)
+  local work pkg sysroot home
   work=$(mktemp -d /tmp/rapidutils-makepkg.XXXXXX)
+  at_exit "rm -rf '$work'"
+  if ! id "$builder" > /dev/null 2>&1; then
+    home=$work/home
+    useradd --home-dir "$home" --create-home --shell /bin/sh --user-group "$builder"
+    at_exit "userdel '$builder' 2>/dev/null || true"
+  fi
+  home=$(getent passwd "$builder" | cut -d: -f6)
+  sysroot=$(rustc --print sysroot)
+  mkdir "$work/toolchain"
+  cp -al "$sysroot/bin" "$sysroot/lib" "$work/toolchain/" 2>/dev/null ||
+    cp -a "$sysroot/bin" "$sysroot/lib" "$work/toolchain/"
   sed "s/^sha256sums=.*/sha256sums=('$(sha256sum "$src" | cut -d' ' -f1)')/" packaging/arch/PKGBUILD > "$work/PKGBUILD"
   cp "$src" "$work/"
-  chown -R "$builder:" "$work"
-  (cd "$work" && runuser -u "$builder" -- env -i HOME="$(getent passwd "$builder" | cut -d: -f6)" \
-    PATH="$toolchain:/usr/bin:/bin" LANG=C.UTF-8 makepkg --nodeps --noconfirm --noprogressbar) \
+  chmod 755 "$work"
+  chown "$builder:" "$work" "$work/PKGBUILD" "$work/$(basename "$src")"
+  runuser -u "$builder" -- "$work/toolchain/bin/cargo" --version > /dev/null ||
+    die "$builder cannot run the toolchain copied to $work/toolchain"
+  (cd "$work" && runuser -u "$builder" -- env -i HOME="$home" \
+    PATH="$work/toolchain/bin:/usr/bin:/bin" LANG=C.UTF-8 makepkg --nodeps --noconfirm --noprogressbar) \
     > "$out/makepkg.log" 2>&1 || { tail -n 40 "$out/makepkg.log"; die "makepkg failed (log: $out/makepkg.log)"; }
   pkg=$(ls "$work"/rapidutils-"$version"-*.pkg.tar.*)
   grep -E '^==> (Validating|Starting (build|check)|Finished)|test result' "$out/makepkg.log"
@@ -153,7 +162,6 @@ check_arch() {
   run_unpacked "$work/root" usr/lib/rapidutils/bin
   cp "$pkg" "$out/"
   ls -l "$out/$(basename "$pkg")"
-  rm -rf "$work"
 }
 
 # The staged install pkg-plist must match: our Makefile's distro layout under /usr/local, with the
@@ -164,6 +172,7 @@ check_freebsd() {
   say "freebsd: pkg-plist against a staged install"
   local stage
   stage=$(mktemp -d /tmp/rapidutils-stage.XXXXXX)
+  at_exit "rm -rf '$stage' '$stage.list'"
   built_binaries
   make -s install DESTDIR="$stage" PREFIX=/usr/local LAYOUT=distro BINARIES=target/release
   find "$stage/usr/local/share/man" -type f -name '*.1' -exec gzip -n -9 {} +

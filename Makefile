@@ -25,6 +25,11 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 # Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions.
 ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+# bash-completion binds its generic _longopt to cat and wc when it starts, so their own files in
+# BASHCOMPDIR would never be loaded on demand; a file in its compatibility directory, read after
+# those bindings, loads them. Only for system-wide prefixes (bash-completion reads no other);
+# for a per-user install, see the README.
+BASHCOMPATDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/bash_completion.d)
 # Installed names are $(PROG_PREFIX)yes etc. (pages and completions too); the multi-call binary
 # recognises any prefix.
 PROG_PREFIX ?=
@@ -36,6 +41,10 @@ INSTALL_MODE ?= links
 ifeq ($(filter links separate,$(INSTALL_MODE)),)
 $(error INSTALL_MODE must be links or separate, not '$(INSTALL_MODE)')
 endif
+# Record the directories `make install` creates in DIRLIST, so that `make uninstall` removes
+# those it leaves empty, and only those (by default not for staged installs into a DESTDIR).
+RECORD_DIRS ?= $(if $(DESTDIR),no,yes)
+DIRLIST     ?= $(DATADIR)/rapidutils/installed-directories
 # Install binaries already built in this directory instead of running cargo (the tests do).
 BINARIES    ?=
 CARGO       ?= cargo
@@ -53,13 +62,16 @@ build:
 	$(CARGO) build --release --bins
 
 # Everything the tests need (root): python3 (the corpora generator), strace (fault injection), GNU time (peak memory), the
-# man-page and completion checkers (mandoc, man-db, zsh, fish), the locale sources (locales),
+# man-page and completion checkers (mandoc, man-db, zsh, fish, bash-completion), the locale
+# sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := python3:python3 strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish
+TEST_PROGRAMS := python3:python3 strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
+	/usr/share/bash-completion/bash_completion:bash-completion
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
 	zh_CN.GB18030 ru_RU.KOI8-R ru_RU.UTF-8
 test-deps:
-	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
+	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || [ -e $${p%%:*} ] || \
+	  missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
 	@# The locales the differential tests run in, compiled with localedef from the sources in
 	@# the package 'locales' (the message catalogs come with coreutils and locales).
@@ -112,10 +124,22 @@ SED_ZSH  = sed -e "s/^\#compdef $$t\$$/\#compdef $(PROG_PREFIX)$$t/" -e "s/\"_$$
 SED_FISH = sed -e "s/^complete -c $$t /complete -c $(PROG_PREFIX)$$t /"
 D = $(DESTDIR)
 
+COMPLETION_DIRS := $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+INSTALL_DIRS := $(TOOLDIR) $(MANDIR)/man1 \
+	$(if $(filter links,$(INSTALL_MODE)),$(BINDIR) $(COMPLETION_DIRS)) \
+	$(if $(filter yes,$(TOOL_COMPLETIONS)),$(COMPLETION_DIRS) $(BASHCOMPATDIR)) \
+	$(if $(filter yes,$(RECORD_DIRS)),$(dir $(DIRLIST)))
+
 install: $(if $(BINARIES),,build)
-	install -d "$(D)$(TOOLDIR)" "$(D)$(MANDIR)/man1"
+	@new=; for d in $(INSTALL_DIRS); do \
+	  p=$${d%/}; while [ -n "$$p" ] && [ ! -d "$(D)$$p" ]; do new="$$new $$p"; p=$${p%/*}; done; \
+	  install -d "$(D)$$d" || exit 1; \
+	done; \
+	if [ "$(RECORD_DIRS)" = yes ]; then \
+	  { if [ -f "$(D)$(DIRLIST)" ]; then cat "$(D)$(DIRLIST)"; fi; for n in $$new; do echo "$$n"; done; } \
+	    | sort -u > "$(D)$(DIRLIST).new" && mv "$(D)$(DIRLIST).new" "$(D)$(DIRLIST)"; \
+	fi
 ifeq ($(INSTALL_MODE),links)
-	install -d "$(D)$(BINDIR)" "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
 	install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils"
 	# Relative links (portable sh, no GNU realpath): ../../../bin/rapidutils in the distro layout.
 	from="$(TOOLDIR)"; to="$(BINDIR)/rapidutils"; up=; \
@@ -130,7 +154,6 @@ else
 endif
 	for t in $(TOOLS); do install -m 644 man/$$t.1 "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
 ifeq ($(TOOL_COMPLETIONS),yes)
-	install -d "$(D)$(BASHCOMPDIR)" "$(D)$(ZSHCOMPDIR)" "$(D)$(FISHCOMPDIR)"
 	for t in $(TOOLS); do \
 	  $(SED_BASH) completions/bash/$$t > "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" && \
 	  $(SED_ZSH) completions/zsh/_$$t > "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" && \
@@ -138,10 +161,22 @@ ifeq ($(TOOL_COMPLETIONS),yes)
 	  chmod 644 "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
 	    "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" || exit 1; \
 	done
+ifneq ($(BASHCOMPATDIR),)
+	{ echo '# Installed by rapidutils: loads its completions for $(PROG_PREFIX)cat and $(PROG_PREFIX)wc, which'; \
+	  echo "# bash-completion binds to its generic _longopt before it would look for their files."; \
+	  echo 'for _rapidutils_tool in $(PROG_PREFIX)cat $(PROG_PREFIX)wc; do'; \
+	  echo '  if declare -F _comp_load >/dev/null; then _comp_load -- "$$_rapidutils_tool"'; \
+	  echo '  elif declare -F __load_completion >/dev/null; then __load_completion "$$_rapidutils_tool"'; \
+	  echo '  fi'; \
+	  echo 'done'; \
+	  echo 'unset _rapidutils_tool'; } > "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+	chmod 644 "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+endif
 endif
 
-# Removes exactly the files `make install` with the same variables put there (and the
-# distro layout's own directory for the tools' names, when it is left empty).
+# Removes exactly the files `make install` with the same variables put there, the distro
+# layout's own directory for the tools' names when it is left empty, and the directories listed
+# in DIRLIST (those `make install` created) that are left empty.
 uninstall:
 ifeq ($(INSTALL_MODE),links)
 	rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
@@ -151,10 +186,15 @@ endif
 ifeq ($(TOOL_COMPLETIONS),yes)
 	for t in $(TOOLS); do rm -f "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
 	  "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish"; done
+ifneq ($(BASHCOMPATDIR),)
+	rm -f "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+endif
 endif
 ifeq ($(LAYOUT),distro)
 	-rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null
 endif
+	@if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
+	  for d in $$dirs; do rmdir "$(D)$$d" 2>/dev/null || true; done; fi
 
 # man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
 # shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.

@@ -1,7 +1,9 @@
 //! `make install` and `make uninstall` into a temporary DESTDIR, in each layout and mode: the
 //! exact set of files, the installed tools running, the pages and completions where each
 //! program looks for them (completions renamed for a PROG_PREFIX and still completing), and
-//! nothing of ours left after `make uninstall` (a file that was there before stays).
+//! nothing of ours left after `make uninstall`: a file that was there before stays, and so do
+//! the directories that were there before, while those `make install` created go. bash's
+//! completions for `cat` and `wc` load in an interactive bash with bash-completion.
 
 use crate::generated::{bash_complete, fish_complete, zsh_lists};
 use crate::util::*;
@@ -10,7 +12,8 @@ use std::process::Command;
 
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
 
-/// Runs `make -s TARGET DESTDIR=dest BINARIES=<our build> VARS...` in the repository.
+/// Runs `make -s TARGET DESTDIR=dest BINARIES=<our build> RECORD_DIRS=yes VARS...` in the
+/// repository (RECORD_DIRS: as an install without DESTDIR does).
 fn make(target: &str, dest: &Path, vars: &[&str]) {
     let bin_dir = ours("rapidutils").parent().unwrap().to_owned();
     let out = Command::new(require_program("make"))
@@ -18,6 +21,7 @@ fn make(target: &str, dest: &Path, vars: &[&str]) {
         .args(["-s", target])
         .arg(format!("DESTDIR={}", dest.display()))
         .arg(format!("BINARIES={}", bin_dir.display()))
+        .arg("RECORD_DIRS=yes")
         .args(vars)
         .env_remove("MAKEFLAGS")
         .output()
@@ -38,6 +42,23 @@ fn tree(root: &Path) -> Vec<String> {
                 walk(root, &path, out);
             } else {
                 out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// Every directory under `root`, sorted.
+fn directories(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+                out.push(path.strip_prefix(root).unwrap().display().to_string());
+                walk(root, &path, out);
             }
         }
     }
@@ -76,6 +97,10 @@ fn round_trip(vars: &[&str], keep: &str, expected: &[&str], check: impl FnOnce(&
     let keep_path = dest.0.join(keep);
     std::fs::create_dir_all(keep_path.parent().unwrap()).unwrap();
     std::fs::write(&keep_path, b"not ours\n").unwrap();
+    // An empty directory that install would otherwise create: uninstall must leave it.
+    let man1 = if vars.contains(&"LAYOUT=distro") { "usr/share/man/man1" } else { "usr/local/share/man/man1" };
+    std::fs::create_dir_all(dest.0.join(man1)).unwrap();
+    let before = directories(&dest.0);
     make("install", &dest.0, vars);
     let mut want = sorted(expected);
     want.push(keep.to_owned());
@@ -84,6 +109,7 @@ fn round_trip(vars: &[&str], keep: &str, expected: &[&str], check: impl FnOnce(&
     check(&dest.0);
     make("uninstall", &dest.0, vars);
     assert_eq!(tree(&dest.0), [keep], "left after make uninstall {vars:?}");
+    assert_eq!(directories(&dest.0), before, "directories after make uninstall {vars:?}");
 }
 
 #[test]
@@ -109,6 +135,8 @@ fn replace_layout_links() {
         "usr/local/share/fish/vendor_completions.d/cat.fish",
         "usr/local/share/fish/vendor_completions.d/wc.fish",
         "usr/local/share/fish/vendor_completions.d/yes.fish",
+        "etc/bash_completion.d/rapidutils",
+        "usr/local/share/rapidutils/installed-directories",
     ];
     round_trip(&[], "usr/local/bin/keep", &expected, |dest| {
         let bin = dest.join("usr/local/bin");
@@ -130,7 +158,58 @@ fn replace_layout_links() {
                 &format!("completions/fish/{name}.fish"),
             );
         }
+        // In an interactive bash with bash-completion, which binds its _longopt to cat and wc:
+        // what only ours offers (values of --total, cat's short options) shows that ours won.
+        for (line, want) in
+            [("wc --total=", "always  auto    never   only"), ("cat -", " -A"), ("rapidutils ", "--list")]
+        {
+            assert!(bash_lists(dest, "usr/local", line, want), "bash: {line:?}");
+        }
     });
+}
+
+/// Whether an interactive bash (in a pseudo-terminal driven by zsh's zpty) with Debian's
+/// bash-completion, reading its compatibility directory and completion files from the install
+/// in `dest` under `prefix`, shows `want` when TAB is pressed twice after `line`.
+fn bash_lists(dest: &Path, prefix: &str, line: &str, want: &str) -> bool {
+    let loader = Path::new("/usr/share/bash-completion/bash_completion");
+    assert!(loader.exists(), "bash-completion is not installed: run `make test-deps` (as .ci/run does)");
+    let script = r#"zmodload zsh/zpty
+zpty b env -i HOME=$1 HISTFILE=/dev/null TERM=dumb PATH=$2:/usr/bin:/bin BASH_COMPLETION_COMPAT_DIR=$3 XDG_DATA_DIRS=$4 \
+  bash --norc --noprofile -i
+zpty -w b "source /usr/share/bash-completion/bash_completion; PS1='ready> '"
+seen=
+for i in {1..200}; do
+  while zpty -r -t b chunk; do seen+=$chunk; done
+  [[ $seen == *"ready> "* ]] && break
+  sleep 0.1
+done
+zpty -wn b "$5"$'\t\t'
+for i in {1..200}; do
+  while zpty -r -t b chunk; do seen+=$chunk; done
+  [[ $seen == *"$6"* ]] && { zpty -d b; exit 0; }
+  sleep 0.1
+done
+zpty -d b
+print -r -- "$seen"
+exit 1"#;
+    let root = dest.join(prefix);
+    let out = Command::new(require_program("zsh"))
+        .arg("-fc")
+        .arg(script)
+        .arg("zsh")
+        .arg(dest)
+        .arg(root.join("bin"))
+        .arg(dest.join("etc/bash_completion.d"))
+        .arg(root.join("share"))
+        .arg(line)
+        .arg(want)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        eprintln!("bash showed for {line:?}:\n{}", String::from_utf8_lossy(&out.stdout));
+    }
+    out.status.success()
 }
 
 #[test]
@@ -151,6 +230,8 @@ fn replace_layout_separate_binaries_with_a_prefix() {
         "usr/local/share/fish/vendor_completions.d/ru-cat.fish",
         "usr/local/share/fish/vendor_completions.d/ru-wc.fish",
         "usr/local/share/fish/vendor_completions.d/ru-yes.fish",
+        "etc/bash_completion.d/ru-rapidutils",
+        "usr/local/share/rapidutils/installed-directories",
     ];
     round_trip(&["INSTALL_MODE=separate", "PROG_PREFIX=ru-"], "usr/local/share/man/man1/keep.1", &expected, |dest| {
         let bin = dest.join("usr/local/bin");
@@ -183,6 +264,7 @@ fn replace_layout_links_with_a_prefix() {
     assert_eq!(bash_complete(&bash.join("rapidutils"), &["rapidutils", "w"]), ["wc"]);
     make("uninstall", &dest.0, &["PROG_PREFIX=ru-", "PREFIX=/opt/ru"]);
     assert_eq!(tree(&dest.0), Vec::<String>::new());
+    assert_eq!(directories(&dest.0), Vec::<String>::new());
 }
 
 #[test]
@@ -200,6 +282,7 @@ fn distro_layout() {
         "usr/share/bash-completion/completions/rapidutils",
         "usr/share/zsh/vendor-completions/_rapidutils",
         "usr/share/fish/vendor_completions.d/rapidutils.fish",
+        "usr/share/rapidutils/installed-directories",
     ];
     round_trip(&vars, "usr/bin/keep", &expected, |dest| {
         run_installed(&dest.join("usr/lib/rapidutils/bin"), "");

@@ -89,7 +89,7 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
         let data = std::fs::read(src).unwrap();
         let stdin = from_pipe.then_some(&data[..]);
         let (trace, bytes, outcome) =
-            traced(src, redirect, &["-e", "trace=openat,read,write,splice,copy_file_range,sendfile"], stdin);
+            traced(src, redirect, &["-e", "trace=open,openat,read,write,splice,copy_file_range,sendfile"], stdin);
         assert!(outcome.stderr.is_empty(), "{}", outcome.stderr_text());
         if redirect != "null" {
             assert!(bytes == data, "{redirect} from_pipe={from_pipe}: bytes differ");
@@ -226,7 +226,7 @@ fn a_regular_file_is_done_when_its_size_has_moved() {
         let data = noise(len, len as u64);
         let src = dir.file(&format!("f{len}"), &data);
         let (trace, bytes, outcome) =
-            traced(&src, redirect, &["-e", "trace=openat,read,splice,copy_file_range,sendfile"], None);
+            traced(&src, redirect, &["-e", "trace=open,openat,read,splice,copy_file_range,sendfile"], None);
         assert!(outcome.stderr.is_empty(), "{}", outcome.stderr_text());
         if redirect != "null" {
             assert!(bytes == data, "{len} into {redirect}: bytes differ");
@@ -251,7 +251,7 @@ fn formatting_a_large_regular_file_reads_none_of_it() {
     let log = dir.0.join("trace");
     for opts in [&["-n"][..], &["-A"], &["-bsT"]] {
         let mut cmd = Command::new("strace");
-        cmd.args(["-qq", "-e", "trace=openat,read,mmap", "-o"]).arg(&log).arg(ours("cat")).args(opts).arg(&src);
+        cmd.args(["-qq", "-e", "trace=open,openat,read,mmap", "-o"]).arg(&log).arg(ours("cat")).args(opts).arg(&src);
         let ours = run_piped(cmd, None);
         assert!(ours.stderr.is_empty(), "{}", ours.stderr_text());
         let mut gnu = Command::new(oracle("cat"));

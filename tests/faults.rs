@@ -202,7 +202,7 @@ fn cat_unsupported_errors_at_first_and_later_calls_lose_nothing() {
 /// GNU 9.12 run straight from its loader (no shell in between), so strace's call counts are
 /// its own: (loader, arguments before the tool's own).
 fn gnu_direct(tool: &str) -> (PathBuf, Vec<String>) {
-    let root = Path::new(ORACLE_BIN).parent().unwrap().join("usr");
+    let root = oracle_bin().parent().unwrap().join("usr");
     let lib = root.join("lib/x86_64-linux-gnu");
     let loader = lib.join("ld-linux-x86-64.so.2");
     assert!(loader.exists(), "GNU oracle loader missing: {}", loader.display());
@@ -523,7 +523,7 @@ fn slow_read_nonblocking(mut cmd: Command, len: usize, piece: usize) -> (Vec<u8>
 
 /// A non-blocking stdout (a pipe with O_NONBLOCK, shared with a parent that set it): GNU 9.12
 /// reports `write error: Resource temporarily unavailable` and exits 1; rapidutils waits
-/// with poll and delivers everything, without spinning (see the README).
+/// with poll and delivers everything, without spinning (see docs/COMPATIBILITY.md).
 #[test]
 fn non_blocking_stdout_is_waited_on_by_cat_and_wc() {
     let len = 8 << 20;

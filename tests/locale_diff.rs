@@ -45,11 +45,13 @@ fn our_wrappers(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&bin).unwrap();
     let oracle_wrapper = std::fs::read_to_string(oracle("wc")).unwrap();
     // The oracle's wrapper: exec LD.SO --library-path LIB --argv0 "${GNU_ORACLE_ARGV0:-wc}" BIN "$@"
+    // (amd64), or exec qemu-aarch64 -L PREFIX -0 "${GNU_ORACLE_ARGV0:-wc}" BIN "$@" (arm64).
     let exec_line = oracle_wrapper.lines().find(|l| l.starts_with("exec ")).expect("oracle wrapper's exec line");
     let loader: Vec<&str> = exec_line.split_whitespace().collect();
     for tool in ["cat", "wc", "yes"] {
+        let (library, argv0) = if loader[2] == "-L" { ("-L", "-0") } else { ("--library-path", "--argv0") };
         let script = format!(
-            "#!/bin/sh\nexec {} --library-path {} --argv0 \"${{GNU_ORACLE_ARGV0:-{tool}}}\" '{}' \"$@\"\n",
+            "#!/bin/sh\nexec {} {library} {} {argv0} \"${{GNU_ORACLE_ARGV0:-{tool}}}\" '{}' \"$@\"\n",
             loader[1],
             loader[3],
             ours(tool).display()
@@ -356,7 +358,7 @@ fn counts_match_gnu_in_every_encoding() {
         dir.file("bytes", &bytes);
         names.push("bytes".into());
         // A wide character of the encoding cut by our first read (64 KiB) at each of its
-        // bytes; files below GNU's 256 KiB reads, which would cut them too (see the README).
+        // bytes; files below GNU's 256 KiB reads, which would cut them too (see docs/COMPATIBILITY.md).
         for (c, ch) in wide_chars_for(locale).iter().enumerate() {
             for cut in 1..ch.len() {
                 let mut data = text_from(&pieces[..4], 65_536 - cut, c as u64 + 3);
@@ -466,7 +468,8 @@ fn install_pseudo_catalogs() {
         mo_catalog(&entries)
     };
     let tools: Vec<PathBuf> = ["cat", "wc", "yes"].iter().map(|t| oracle_root.join("usr/bin").join(t)).collect();
-    let libc = oracle_root.join("usr/lib/x86_64-linux-gnu/libc.so.6");
+    let multiarch = format!("{}-linux-gnu", arch());
+    let libc = oracle_root.join("usr/lib").join(&multiarch).join("libc.so.6");
     let dir = Path::new("/usr/share/locale/qaa/LC_MESSAGES");
     std::fs::create_dir_all(dir)
         .unwrap_or_else(|e| panic!("{}: {e} (the pseudo-language test installs its catalogs as root)", dir.display()));

@@ -86,16 +86,19 @@ fn unknown_tool_and_no_tool_are_errors() {
         .stderr(predicate::str::starts_with("rapidutils: 'a b': no such tool"));
 }
 
-/// Start-up: on Linux with glibc the binaries load no shared library but the C library (build.rs
-/// links the unwinder from libgcc_eh.a instead of loading libgcc_s.so.1 at every run).
+/// Start-up: on x86-64 Linux with glibc the binaries load no shared library but the C library
+/// (build.rs links the unwinder from libgcc_eh.a instead of loading libgcc_s.so.1 at every run).
+/// On aarch64 the standard library's libgcc_s.so.1 is named before that archive is read, so it
+/// stays needed there (a known start-up cost of that platform).
 #[test]
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn binaries_need_only_the_c_library() {
+    let expected: &[&str] = if arch() == "aarch64" { &["[libgcc_s.so.1]", "[libc.so.6]"] } else { &["[libc.so.6]"] };
     for tool in ["rapidutils", "yes", "cat", "wc"] {
         let out = std::process::Command::new("readelf").arg("-d").arg(ours(tool)).output().expect("readelf (binutils)");
         let text = String::from_utf8_lossy(&out.stdout);
-        let needed: Vec<&str> = text.lines().filter(|l| l.contains("(NEEDED)")).collect();
-        assert_eq!(needed.len(), 1, "{tool}: {needed:?}");
-        assert!(needed[0].contains("[libc.so.6]"), "{tool}: {needed:?}");
+        let needed: Vec<&str> =
+            text.lines().filter(|l| l.contains("(NEEDED)")).map(|l| l.rsplit(' ').next().unwrap()).collect();
+        assert_eq!(needed, expected, "{tool}");
     }
 }

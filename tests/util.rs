@@ -6,29 +6,43 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Where `../shared/tools/gnu-oracle.sh` installs GNU coreutils 9.12.
-pub const ORACLE_BIN: &str = "/opt/gnu-oracle/bin";
+/// Where `ci/gnu-oracle.sh` puts the wrappers of GNU coreutils 9.12: /opt/gnu-oracle/bin, or
+/// GNU_ORACLE_BIN (the arm64 build's, /opt/gnu-oracle-arm64/bin, when the suite runs for aarch64).
+pub fn oracle_bin() -> PathBuf {
+    std::env::var_os("GNU_ORACLE_BIN").map_or_else(|| PathBuf::from("/opt/gnu-oracle/bin"), PathBuf::from)
+}
 
 /// The GNU 9.12 reference wrapper for `tool`. A missing oracle fails the test: a differential
 /// test that cannot compare must not pass.
 pub fn oracle(tool: &str) -> PathBuf {
-    let path = Path::new(ORACLE_BIN).join(tool);
-    assert!(
-        path.exists(),
-        "GNU oracle missing at {}: run ../shared/tools/gnu-oracle.sh (as .ci/run does)",
-        path.display()
-    );
+    let path = oracle_bin().join(tool);
+    assert!(path.exists(), "GNU oracle missing at {}: run ci/gnu-oracle.sh (as .ci/run does)", path.display());
     path
 }
 
-/// One of our binaries, as built by cargo for this test run.
+/// One of our binaries, as built by cargo for this test run, or in RAPIDUTILS_BIN_DIR: the
+/// binaries of another architecture that the kernel runs through qemu (`make
+/// test-aarch64-suite`), tested by this native test program.
 pub fn ours(tool: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os("RAPIDUTILS_BIN_DIR") {
+        assert!(["yes", "cat", "wc", "rapidutils"].contains(&tool), "no binary {tool}");
+        return PathBuf::from(dir).join(tool);
+    }
     match tool {
         "yes" => PathBuf::from(env!("CARGO_BIN_EXE_yes")),
         "cat" => PathBuf::from(env!("CARGO_BIN_EXE_cat")),
         "wc" => PathBuf::from(env!("CARGO_BIN_EXE_wc")),
         "rapidutils" => PathBuf::from(env!("CARGO_BIN_EXE_rapidutils")),
         _ => panic!("no binary {tool}"),
+    }
+}
+
+/// The architecture of the binaries under test: RAPIDUTILS_TEST_ARCH with RAPIDUTILS_BIN_DIR,
+/// else this test program's own ("x86_64", "aarch64", ...).
+pub fn arch() -> String {
+    match std::env::var("RAPIDUTILS_TEST_ARCH") {
+        Ok(arch) if std::env::var_os("RAPIDUTILS_BIN_DIR").is_some() => arch,
+        _ => std::env::consts::ARCH.to_owned(),
     }
 }
 

@@ -19,7 +19,7 @@ fn trace(cmd_line: &str, dir: &TempDir) -> (String, String) {
 fn regular_file_bytes_come_from_its_size() {
     let dir = TempDir::new("wc-shape");
     dir.file("big", &noise((10 << 20) + 1, 2));
-    let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=openat,read,lseek \"$WC\" -c big", &dir);
+    let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=open,openat,read,lseek \"$WC\" -c big", &dir);
     assert_eq!(out, "10485761 big\n");
     let after_open = &log[log.find("\"big\"").expect("big opened")..];
     assert_eq!(after_open.lines().filter(|l| l.starts_with("read(3")).count(), 0, "{after_open}");
@@ -29,7 +29,7 @@ fn regular_file_bytes_come_from_its_size() {
     // A size that is a multiple of the page size may be a /proc-style lie: GNU reads the last
     // st_blksize + 1 bytes' worth to be sure, and so do we, no more.
     dir.file("paged", &noise(10 << 20, 5));
-    let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=openat,read \"$WC\" -c paged", &dir);
+    let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=open,openat,read \"$WC\" -c paged", &dir);
     assert_eq!(out, "10485760 paged\n");
     let after_open = &log[log.find("\"paged\"").expect("paged opened")..];
     assert!(after_open.lines().filter(|l| l.starts_with("read(3")).count() <= 2, "{after_open}");
@@ -118,7 +118,7 @@ fn large_files_are_counted_from_mappings() {
         let log = dir.0.join("trace");
         for opts in ["-l", "-w", "-m", "-L"] {
             let script =
-                format!("strace -qq -o '{}' -e trace=openat,read \"$WC\" {opts} big > /dev/null", log.display());
+                format!("strace -qq -o '{}' -e trace=open,openat,read \"$WC\" {opts} big > /dev/null", log.display());
             run(&script);
             let trace = std::fs::read_to_string(&log).unwrap();
             let after_open = &trace[trace.find("\"big\"").expect("big opened")..];

@@ -222,7 +222,7 @@ fn output_into_dev_null_runs_until_killed() {
 
 #[test]
 fn non_blocking_stdout_is_waited_on_not_reported_or_spun_on() {
-    // GNU reports EAGAIN and exits 1; rapidutils waits with poll (see README). The reader is
+    // GNU reports EAGAIN and exits 1; rapidutils waits with poll (see docs/COMPATIBILITY.md). The reader is
     // deliberately slow, so the pipe is full most of the time.
     use std::io::Read;
     use std::os::fd::AsRawFd;

@@ -53,7 +53,8 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
 ORACLE_SH   := ci/gnu-oracle.sh
 
-.PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps install uninstall bench clean man completions generate \
+.PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+	cross-deps check-cross install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
 
 all: build
@@ -102,9 +103,10 @@ test-gnu:
 	bash ci/gnu-tests.sh -q target/release
 
 # aarch64 (NEON kernels; macOS on Apple silicon and aarch64 Linux run them): the library's
-# unit tests cross-compiled and run by qemu's user-mode emulator. The tools' integration tests
-# need the x86-64 GNU oracle and native system calls, so they run natively only.
+# unit tests cross-compiled and run by qemu's user-mode emulator. test-aarch64-suite runs the
+# integration and differential suites there too.
 AARCH64 := aarch64-unknown-linux-gnu
+AARCH64_ENV := CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 aarch64-deps:
 	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null \
 	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
@@ -112,9 +114,70 @@ aarch64-deps:
 	@rustup target list --installed | grep -qx $(AARCH64) || rustup target add $(AARCH64)
 
 test-aarch64: aarch64-deps
-	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
-	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+	$(AARCH64_ENV) CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
 	  $(CARGO) test --release --target $(AARCH64) --lib
+
+# The integration and differential suites on aarch64 binaries: the tools built for aarch64, which
+# the kernel runs through qemu-aarch64 (ci/qemu-binfmt.sh registers it with binfmt_misc), tested
+# by the native test program (RAPIDUTILS_BIN_DIR) against Debian's arm64 build of GNU 9.12, also
+# under qemu (ci/gnu-oracle.sh with GNU_ORACLE_ARCH=arm64, in /opt/gnu-oracle-arm64). Skipped
+# there, by name: the tests that count or inject system calls with strace (under qemu it sees the
+# emulator's calls, not the program's) and the one that shrinks a mapped file (qemu does not hand
+# the SIGBUS to the program's handler).
+AARCH64_SKIP := faults:: cat_shape::formatting_a_large_regular_file_reads_none_of_it \
+	hostile::twenty_gib_sparse_file hostile::mapped_files_that_shrink_end_where_the_file_ends
+test-aarch64-suite: aarch64-deps
+	bash ci/qemu-binfmt.sh
+	GNU_ORACLE_ARCH=arm64 bash $(ORACLE_SH) >/dev/null
+	$(AARCH64_ENV) $(CARGO) build --release --bins --target $(AARCH64)
+	RAPIDUTILS_BIN_DIR=$(CURDIR)/target/$(AARCH64)/release RAPIDUTILS_TEST_ARCH=aarch64 \
+	GNU_ORACLE_BIN=/opt/gnu-oracle-arm64/bin $(CARGO) test --release --test tests -- $(AARCH64_SKIP:%=--skip %)
+
+# Big-endian (s390x): the library's unit tests under qemu, where the portable word-at-a-time
+# kernels are the ones that run: byte order is where their tricks could go wrong.
+S390X := s390x-unknown-linux-gnu
+s390x-deps:
+	@command -v qemu-s390x >/dev/null && command -v s390x-linux-gnu-gcc >/dev/null \
+	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	       qemu-user gcc-s390x-linux-gnu libc6-dev-s390x-cross; }
+	@rustup target list --installed | grep -qx $(S390X) || rustup target add $(S390X)
+test-s390x: s390x-deps
+	CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_LINKER=s390x-linux-gnu-gcc \
+	CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER="qemu-s390x -L /usr/s390x-linux-gnu" \
+	  $(CARGO) test --release --target $(S390X) --lib
+
+# The portable paths on musl (static binaries): unit tests and the integration suite, but for the
+# tests that compare what the C library decides with GNU built on glibc: strerror's texts (musl:
+# "I/O error"), the C locale's high bytes (musl maps them to characters, so GNU's no-break-space
+# rule sees other characters), the Unicode tables and the locales (musl has no single-byte or
+# EUC locales). GNU built on musl would differ from GNU on glibc in the same places.
+MUSL := x86_64-unknown-linux-musl
+MUSL_SKIP := locale_diff:: cat_diff::errors_in_the_middle_keep_order_and_status \
+	faults::eintr_and_eagain_on_every_data_call_lose_nothing faults::wc_byte_count_of_a_pipe_under_injected_faults \
+	hostile::fifos_and_sockets hostile::wc_totals_that_overflow_are_reported_like_gnu \
+	wc_diff::every_character_class_and_width_as_the_c_library_says wc_diff::every_code_point_counts_as_gnu_counts_it \
+	wc_diff::every_corpus_counts_as_gnu_in_every_kernel wc_diff::every_option_combination_on_files_stdin_and_pipes \
+	wc_diff::every_simd_kernel_counts_the_same wc_diff::large_files_counted_in_two_halves_as_in_one \
+	wc_diff::other_multibyte_locales_go_through_mbrtowc_as_gnu wc_diff::widths_for_files_redirected_stdin_pipes_and_offsets
+test-musl:
+	@rustup target list --installed | grep -qx $(MUSL) || rustup target add $(MUSL)
+	$(CARGO) test --release --target $(MUSL) --features portable -- $(MUSL_SKIP:%=--skip %)
+
+# Linked binaries for every platform claimed, against each system's C library: FreeBSD and macOS
+# by cargo-zigbuild (zig's copies of their C library interfaces: a symbol the system lacks fails
+# the link), aarch64 Linux by Debian's cross gcc, x86-64 Linux on musl (static). Nothing is run.
+ZIG_TARGETS := x86_64-unknown-freebsd aarch64-apple-darwin x86_64-apple-darwin
+ZIG_PIP     := ziglang==0.17.1 cargo-zigbuild==0.24.1
+cross-deps: aarch64-deps
+	@command -v file >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends file; }
+	@command -v cargo-zigbuild >/dev/null && python3 -m ziglang version >/dev/null 2>&1 || \
+	  python3 -m pip install -q $(ZIG_PIP) 2>/dev/null || python3 -m pip install -q --break-system-packages $(ZIG_PIP)
+	@for t in $(ZIG_TARGETS) $(MUSL); do rustup target list --installed | grep -qx $$t || rustup target add $$t; done
+check-cross: cross-deps
+	for t in $(ZIG_TARGETS); do $(CARGO) zigbuild --quiet --release --bins --target $$t || exit 1; done
+	$(AARCH64_ENV) $(CARGO) build --quiet --release --bins --target $(AARCH64)
+	$(CARGO) build --quiet --release --bins --target $(MUSL)
+	@for t in $(ZIG_TARGETS) $(AARCH64) $(MUSL); do file -b target/$$t/release/rapidutils | cut -c1-72 | sed "s|^|$$t: |"; done
 
 # The completion files name their command in known places (rapidutils-gen's completions.rs);
 # these rewrite them for the installed name $(PROG_PREFIX)$$t.

@@ -158,7 +158,7 @@ def prepare_inputs():
         rng = random.Random(42)
         # English-like prose with a little non-ASCII (about 1 word in 30: accents, CJK, a dash),
         # some tabs, empty lines and the odd long line. No multibyte white space: GNU 9.12 miscounts
-        # one split by its read boundaries (see the README), which would fail the output check.
+        # one split by its read boundaries (see docs/COMPATIBILITY.md), which would fail the output check.
         ascii_words = ("the of and to in is was that for it with as his on be at by had not are but from or "
                        "have an they which one you were all her she there would their we him been has when who "
                        "will more no if out so said what up its about into than them can only other new some "
@@ -406,7 +406,7 @@ def suite_scripts(args):
     opts = [["-l"], ["-w"], [], ["-L"], ["-m"]]
     env = dict(os.environ, LC_ALL="C.UTF-8")
     # Outputs: rapidutils (every kernel) must print GNU 9.12's counts. Where GNU 9.12's own read
-    # boundaries split a multibyte space (its bug: an extra word, see the README), GNU 9.1,
+    # boundaries split a multibyte space (its bug: an extra word, see docs/COMPATIBILITY.md), GNU 9.1,
     # whose loop has no such bug for UTF-8 spaces, is taken as the reference.
     for name, path in corpora.items():
         for o in opts:

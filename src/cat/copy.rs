@@ -8,10 +8,12 @@
 //! | pipe             | splice | splice            | splice                                 |
 //! | other (device, socket, tty) | splice through a relay pipe | splice through a relay pipe | splice through a relay pipe |
 //!
-//! The zero-copy calls use and advance the file offsets, so when one fails the read/write loop
-//! simply continues: nothing is lost or repeated. Any error from a zero-copy call (not only
-//! "not supported") hands over to read/write, which meets a real error again on the side where
-//! it belongs and reports it as GNU does (`cat: NAME: ...` for reading, `cat: write error: ...`).
+//! The zero-copy calls use and advance the file offsets, so when one gives up the read/write
+//! loop simply continues: nothing is lost or repeated. A call the pair of files does not support
+//! (EINVAL, ENOSYS, EXDEV, EBADF, EPERM, EAGAIN and the like: `is_unsupported`) hands over to
+//! read/write; any other error is reported as GNU reports it, against the side it belongs to
+//! (`cat: NAME: ...` for the input, `cat: write error: ...` for the output; every
+//! copy_file_range error against the input, as GNU 9.12 does).
 
 use crate::common::sink;
 use crate::platform::{self, Fd, FileInfo, FileKind};

@@ -6,22 +6,18 @@
 
 pub mod cat;
 pub mod common;
+// The one module where `unsafe` is allowed (the crate denies it everywhere else: Cargo.toml's
+// [lints]): every system call, the SIMD kernels, the C library's locale functions.
+#[allow(unsafe_code)]
 pub mod platform;
 pub mod wc;
 pub mod yes;
 
 use clap::Command;
+pub use common::Tool;
 use common::{diag, help};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-
-/// A tool: its name, its command-line definition, and its entry point (which gets the
-/// arguments after the program name and returns the exit status).
-pub struct Tool {
-    pub name: &'static str,
-    pub command: fn() -> Command,
-    pub run: fn(Vec<OsString>) -> i32,
-}
 
 /// Every tool rapidutils provides.
 pub const TOOLS: &[Tool] = &[cat::TOOL, wc::TOOL, yes::TOOL];

@@ -3,8 +3,12 @@
 mod cat_diff;
 mod cat_format_prop;
 mod cat_shape;
+// The test harness sends signals, blocks them in a child before exec and opens pseudo-terminals
+// through libc: its `unsafe` stays in these two test modules, never in the product.
+#[allow(unsafe_code)]
 mod faults;
 mod generated;
+#[allow(unsafe_code)]
 mod hostile;
 mod install;
 mod locale_diff;

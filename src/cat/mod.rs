@@ -24,7 +24,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
 /// `cat` in the tool table.
-pub const TOOL: crate::Tool = crate::Tool { name: "cat", command, run: main };
+pub const TOOL: crate::common::Tool = crate::common::Tool { name: "cat", command, run: main };
 
 /// Formatted output is written in pieces of about this size.
 const OUTPUT_FLUSH: usize = 128 * 1024;

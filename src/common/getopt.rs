@@ -72,7 +72,7 @@ pub enum GetoptError {
 
 impl GetoptError {
     /// The lines glibc's getopt prints, translated from the C library's catalog as glibc's
-    /// are, with `prog` (argv[0] as given) where glibc puts it.
+    /// are, with `prog` (`argv[0]` as given) where glibc puts it.
     pub fn render(&self, prog: &[u8]) -> Vec<u8> {
         match self {
             GetoptError::Unrecognized(text) => {

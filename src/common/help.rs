@@ -105,7 +105,7 @@ pub fn usage_lines(piece: Piece, name: &str) -> String {
         .join("\n")
 }
 
-/// The help of tool `name` from its pieces, with `prog` (argv[0] as given) for the program.
+/// The help of tool `name` from its pieces, with `prog` (`argv[0]` as given) for the program.
 pub fn help_text(name: &str, pieces: &[Piece], prog: &[u8]) -> Vec<u8> {
     let term = std::env::var_os("TERM");
     let plain = term.as_ref().is_none_or(|t| t.is_empty() || t == "dumb");

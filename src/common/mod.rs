@@ -9,3 +9,14 @@ pub mod quote;
 pub mod sink;
 
 pub use diag::{EXIT_FAILURE, EXIT_SUCCESS};
+
+use std::ffi::OsString;
+
+/// A tool: its name, its command-line definition, and its entry point (which gets the
+/// arguments after the program name and returns the exit status). Each tool defines one; the
+/// crate root lists them.
+pub struct Tool {
+    pub name: &'static str,
+    pub command: fn() -> clap::Command,
+    pub run: fn(Vec<OsString>) -> i32,
+}

@@ -3,10 +3,10 @@
 //! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
 //! * Everything else: 64-byte windows from the block masks of the best instruction set
 //!   ([`BlockMasks`], run through `platform::simd::with_best_masks` so the whole loop is
-//!   compiled for it): ASCII windows by masks alone ([`Counter::block`]), -m alone on valid
-//!   UTF-8 by masks alone ([`Counter::valid_utf8_block`]), -L alone by skipping what cannot
-//!   pass the longest line ([`Counter::width_run`]), the rest visiting only the bytes that
-//!   matter ([`Counter::line_block`]). GNU's loop (byte by byte in a single-byte locale,
+//!   compiled for it): ASCII windows by masks alone (`Counter::block`), -m alone on valid
+//!   UTF-8 by masks alone (`Counter::valid_utf8_block`), -L alone by skipping what cannot
+//!   pass the longest line (`Counter::width_run`), the rest visiting only the bytes that
+//!   matter (`Counter::line_block`). GNU's loop (byte by byte in a single-byte locale,
 //!   character by character in a multibyte one) takes window tails, characters cut by a chunk
 //!   end, and locales whose ASCII classes are not the usual ones or whose encoding is not UTF-8
 //!   (`mbrtowc`). Non-ASCII classes come from the C library (`iswspace`, `iswprint`, `wcwidth`),

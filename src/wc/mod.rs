@@ -23,7 +23,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// `wc` in the tool table.
-pub const TOOL: crate::Tool = crate::Tool { name: "wc", command, run: main };
+pub const TOOL: crate::common::Tool = crate::common::Tool { name: "wc", command, run: main };
 
 /// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
 const BUFFER_SIZE: usize = 64 * 1024;

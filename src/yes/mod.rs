@@ -22,7 +22,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
 /// `yes` in the tool table.
-pub const TOOL: crate::Tool = crate::Tool { name: "yes", command, run: main };
+pub const TOOL: crate::common::Tool = crate::common::Tool { name: "yes", command, run: main };
 
 /// The write fallback's buffer holds at least this many bytes of whole lines.
 const WRITE_BUFFER_MIN: usize = 128 * 1024;

@@ -78,6 +78,7 @@ check_deb() {
   { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,'
     echo usr/share/zsh/vendor-completions/_rapidutils
     echo usr/share/doc/rapidutils/changelog.Debian.gz
+    echo usr/share/doc/rapidutils/changelog.gz
     echo usr/share/doc/rapidutils/copyright
     echo usr/share/lintian/overrides/rapidutils; } | sort > "$work/expected"
   diff -u "$work/expected" "$work/contents" || die "the .deb holds other files than expected"

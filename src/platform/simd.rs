@@ -1999,6 +1999,12 @@ mod tests {
         }
     }
 
+    /// Random rounds for a test: all of them natively, a few dozen under Miri (which interprets
+    /// every vector instruction and would take hours), enough for every round-robin variant.
+    fn rounds(native: usize) -> usize {
+        if cfg!(miri) { 48 } else { native }
+    }
+
     #[test]
     fn ascii_blocks_stop_at_the_block_of_the_first_high_byte() {
         let mut buf = vec![b'a'; 1000];
@@ -2048,7 +2054,7 @@ mod tests {
             seed
         };
         let mut tabled = std::collections::BTreeSet::new();
-        for round in 0..2000 {
+        for round in 0..rounds(2000) {
             let mut patterns = super::NibblePatterns::default();
             for j in 0..3 {
                 for n in 0..16 {
@@ -2099,7 +2105,7 @@ mod tests {
             seed
         };
         let mut checked = 0;
-        for round in 0..4000 {
+        for round in 0..rounds(4000) {
             let at = (next() as usize) % (text.len() - 67);
             let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
             match round % 4 {
@@ -2143,7 +2149,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for round in 0..2000 {
+        for round in 0..rounds(2000) {
             let table: [u8; 64] = std::array::from_fn(|_| next() as u8);
             // Every byte value, high bits included (only the low six index).
             let block: [u8; 64] =
@@ -2185,7 +2191,7 @@ mod tests {
     #[test]
     fn mask_marks_exactly_the_matching_bytes() {
         let mut block = [0u8; 64];
-        for seed in 0..2000u64 {
+        for seed in 0..rounds(2000) as u64 {
             let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
             for b in block.iter_mut() {
                 x ^= x << 13;

@@ -162,6 +162,11 @@ pub trait BlockMasks: Copy {
     fn eq(self, block: &[u8; 64], byte: u8) -> u64;
     /// `block[i] >= 0x80`.
     fn high(self, block: &[u8; 64]) -> u64;
+    /// Whether any byte of the block is one of `bytes`.
+    #[inline(always)]
+    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
+        bytes.iter().fold(0, |acc, &b| acc | self.eq(block, b)) != 0
+    }
     /// `block[i] >= byte` (unsigned).
     #[inline(always)]
     fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
@@ -205,6 +210,9 @@ pub trait BlockMasks: Copy {
     /// Whether [`Self::pattern_starts`] runs on vector table look-ups (AVX2, AVX-512, NEON);
     /// without them a caller may do better with a few compares of its own.
     const TABLE_LOOKUPS: bool = false;
+    /// Whether a block fits one register, so that [`Self::pattern_starts`] costs no more than a
+    /// few compares (AVX-512): no filter before it pays.
+    const ONE_REGISTER: bool = false;
     /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
     /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
     /// bytes). See [`NibblePatterns`].
@@ -723,6 +731,7 @@ mod imp {
 
     impl BlockMasks for Avx512Masks {
         const TABLE_LOOKUPS: bool = true;
+        const ONE_REGISTER: bool = true;
 
         #[inline(always)]
         fn utf8_errors(self, window: &[u8; 67]) -> bool {
@@ -1064,6 +1073,20 @@ mod imp {
         fn high(self, block: &[u8; 64]) -> u64 {
             let (a, b) = halves(block);
             join(a, b)
+        }
+
+        #[inline(always)]
+        fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
+            let (a, b) = halves(block);
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            unsafe {
+                let mut any = _mm256_setzero_si256();
+                for byte in bytes {
+                    let n = _mm256_set1_epi8(byte as i8);
+                    any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n)));
+                }
+                _mm256_testz_si256(any, any) == 0
+            }
         }
 
         #[inline(always)]
@@ -2158,6 +2181,37 @@ mod tests {
             let want = super::scalar_lookup64(&block, &table, select);
             for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
                 assert_eq!(super::with_masks(kernel, Look(&block, &table, select)), want, "{kernel:?} round {round}");
+            }
+        }
+    }
+
+    /// Every kernel's `any_of` against `contains`, with the bytes sought at every position, and
+    /// absent.
+    #[test]
+    fn any_of_finds_each_byte_anywhere() {
+        struct AnyOf<'a>(&'a [u8; 64], [u8; 4]);
+        impl super::WithMasks for AnyOf<'_> {
+            type Output = bool;
+            #[inline(always)]
+            fn run<M: super::BlockMasks>(self, m: M) -> bool {
+                m.any_of(self.0, self.1)
+            }
+        }
+        let sought = [[0xc2, 0xe1, 0xe2, 0xe3], [0x00, 0xff, 0x80, 0x7f], [b'a', b'a', b'a', b'a']];
+        for bytes in sought {
+            let mut block: [u8; 64] = std::array::from_fn(|i| 0x30 + (i % 40) as u8);
+            block.iter_mut().filter(|b| bytes.contains(b)).for_each(|b| *b = b'.');
+            for at in 0..=64 {
+                for &b in &bytes {
+                    let mut block = block;
+                    if at < 64 {
+                        block[at] = b;
+                    }
+                    let want = block.iter().any(|x| bytes.contains(x));
+                    for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                        assert_eq!(super::with_masks(kernel, AnyOf(&block, bytes)), want, "{kernel:?} {b:#x} at {at}");
+                    }
+                }
             }
         }
     }

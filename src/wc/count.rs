@@ -460,6 +460,49 @@ pub struct Counter<'a> {
     pending_len: usize,
     /// Line ends are being counted over a whole run, not per window.
     bulk_lines: bool,
+    /// Whether `words_run` looks for the lead bytes of spaces before the table look-ups.
+    lead_filter: LeadFilter,
+}
+
+/// When to look for the lead bytes of multibyte spaces before looking the spaces up: the
+/// look-up costs about as much as the rest of a window's count, and most windows of most
+/// scripts (Arabic, Devanagari, Hangul: all of them) hold no lead byte of a space. But in
+/// scripts whose windows often do (the CJK punctuation and kana share U+3000's lead byte;
+/// Cyrillic quotes and dashes, U+00A0's and U+2000's), a look that rarely spares the look-up
+/// costs more than it saves, and its branch goes unpredictable. So the filter samples how often
+/// it finds a lead, and stands aside where that is more than one window in eight, looking
+/// again after a while.
+#[derive(Clone, Copy, Debug, Default)]
+struct LeadFilter {
+    off: bool,
+    windows: u32,
+    hits: u32,
+}
+
+impl LeadFilter {
+    /// Windows per sample while on.
+    const SAMPLE: u32 = 64;
+    /// Windows before it samples again after standing aside.
+    const REST: u32 = 4096;
+
+    /// Whether a window needs the look-up, given whether it holds a lead byte (asked only
+    /// while the filter is on).
+    #[inline(always)]
+    fn look_up(&mut self, has_lead: impl FnOnce() -> bool) -> bool {
+        self.windows += 1;
+        if self.off {
+            if self.windows == Self::REST {
+                *self = LeadFilter::default();
+            }
+            return true;
+        }
+        let hit = has_lead();
+        self.hits += u32::from(hit);
+        if self.windows == Self::SAMPLE {
+            *self = LeadFilter { off: self.hits * 8 > Self::SAMPLE, windows: 0, hits: 0 };
+        }
+        hit
+    }
 }
 
 impl<'a> Counter<'a> {
@@ -477,6 +520,7 @@ impl<'a> Counter<'a> {
             pending: [0; MAX_CHAR_LEN],
             pending_len: 0,
             bulk_lines: false,
+            lead_filter: LeadFilter::default(),
         }
     }
 
@@ -717,6 +761,7 @@ impl<'a> Counter<'a> {
         let mut i = from;
         let mut carry = 0u64;
         let mut in_word = self.in_word;
+        let mut lead_filter = self.lead_filter;
         let (mut words, mut lines) = (0u64, 0u64);
         while i + 66 <= buf.len() {
             platform::simd::prefetch_ahead(buf, i);
@@ -724,7 +769,12 @@ impl<'a> Counter<'a> {
             let after: &[u8; 2] = buf[i + 64..i + 66].try_into().unwrap();
             let mut space = m.ascii_space(block, None) | carry;
             carry = 0;
-            if m.high(block) != 0 {
+            // With table look-ups in several registers, windows without the lead byte of a
+            // space skip them (see `LeadFilter`; without table look-ups, `mask` itself starts
+            // with the leads).
+            if m.high(block) != 0
+                && (!M::TABLE_LOOKUPS || M::ONE_REGISTER || lead_filter.look_up(|| m.any_of(block, spaces.leads)))
+            {
                 let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
                 let by_tables = if M::TABLE_LOOKUPS { spaces.mask_by_tables(m, window) } else { None };
                 let (mb, next) = by_tables.unwrap_or_else(|| spaces.mask(m, block, after));
@@ -743,6 +793,7 @@ impl<'a> Counter<'a> {
         self.counts.words += words;
         self.counts.lines += lines;
         self.in_word = in_word;
+        self.lead_filter = lead_filter;
         i
     }
 

@@ -894,8 +894,9 @@ impl<'a> Counter<'a> {
     /// -L alone (`width_alone`), from `buf[from..]` in 64-byte windows. A line's width grows
     /// by at most one column per byte except at a TAB (at most eight); so the bytes since the
     /// last exactly measured point need no measuring as long as that bound cannot pass the
-    /// longest line so far: windows are skipped with two compares, and the line running at the
-    /// last line end of a skipped window starts a new unmeasured stretch. Only when the bound
+    /// longest line so far: windows are skipped with two compares (a few more when the whole
+    /// window's bound would not fit but each line's part of it does), and the line running at
+    /// the last line end of a skipped window starts a new unmeasured stretch. Only when the bound
     /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
     /// Returns where exact measuring stopped: the caller measures the rest.
     #[inline(always)]
@@ -930,12 +931,20 @@ impl<'a> Counter<'a> {
             let bound = |part: u64| {
                 u64::from((one & part).count_ones() + (two & part).count_ones() + 7 * (tab & part).count_ones())
             };
-            let whole = bound(u64::MAX);
-            if pos + grown + whole <= longest {
+            let last = 64 - lf.leading_zeros();
+            let after = u64::MAX.checked_shl(last).unwrap_or(0);
+            // Even the whole window cannot make the running line the longest; or, closer: the
+            // running line ends at the window's first line end, the lines between its first
+            // and last line end are whole within it, and the line after its last begins a new
+            // stretch (lines of emoji and their joiners, whose bound is far above their width,
+            // need this to go unmeasured).
+            let fits = pos + grown + bound(u64::MAX) <= longest || {
+                let before = !u64::MAX.checked_shl(lf.trailing_zeros()).unwrap_or(0);
+                pos + grown + bound(before) <= longest && bound(!before & !after) <= longest
+            };
+            if fits {
                 // The line running at the window's last line end (if any) starts a new
                 // unmeasured stretch; without one the stretch grows by the whole window.
-                let last = 64 - lf.leading_zeros();
-                let after = u64::MAX.checked_shl(last).unwrap_or(0);
                 let tail = bound(after);
                 // All ones when the window has no line end: selects by masks, since a branch
                 // on line ends mispredicts on every other window of ordinary text.

@@ -10,6 +10,8 @@ pub mod common;
 // [lints]): every system call, the SIMD kernels, the C library's locale functions.
 #[allow(unsafe_code)]
 pub mod platform;
+#[cfg(test)]
+mod testing;
 pub mod wc;
 pub mod yes;
 

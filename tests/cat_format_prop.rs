@@ -180,13 +180,7 @@ proptest! {
 #[test]
 fn the_model_matches_gnu_cat() {
     let dir = TempDir::new("cat-model");
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     for sample in 0..6 {
         let len = 200 + (next() % 3000) as usize;
         let data: Vec<u8> = (0..len)

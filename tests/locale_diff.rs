@@ -318,17 +318,6 @@ fn wide_chars_for(locale: &str) -> Vec<&'static [u8]> {
     }
 }
 
-fn text_from(pieces: &[&[u8]], len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len + 16);
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(pieces[(seed >> 20) as usize % pieces.len()]);
-    }
-    out
-}
-
 fn option_sets() -> Vec<Vec<&'static str>> {
     let flags = ["-l", "-w", "-m", "-c", "-L"];
     let mut sets: Vec<Vec<&str>> =

@@ -174,16 +174,32 @@ impl Drop for TempDir {
     }
 }
 
+/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
+/// the next value.
+pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 /// Deterministic pseudo-random bytes.
-pub fn noise(len: usize, mut seed: u64) -> Vec<u8> {
-    (0..len)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 24) as u8
-        })
-        .collect()
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut next = xorshift(seed);
+    (0..len).map(|_| (next() >> 24) as u8).collect()
+}
+
+/// Pseudo-random text of at least `len` bytes from `pieces` (an encoding's characters, spaces
+/// and broken sequences).
+pub fn text_from(pieces: &[&[u8]], len: usize, seed: u64) -> Vec<u8> {
+    let mut next = xorshift(seed);
+    let mut out = Vec::with_capacity(len + 16);
+    while out.len() < len {
+        out.extend_from_slice(pieces[(next() >> 20) as usize % pieces.len()]);
+    }
+    out
 }
 
 /// The man-page and completion generator (`src/bin/rapidutils-gen`), built once per test run

@@ -385,18 +385,6 @@ fn make_locale(dir: &TempDir, source: &str, charmap: &str) -> String {
     name
 }
 
-/// Pseudo-random text from `pieces` (the encoding's characters, spaces and broken sequences).
-fn text_from(pieces: &[&[u8]], len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(pieces[(seed >> 20) as usize % pieces.len()]);
-    }
-    out
-}
-
 #[test]
 fn other_multibyte_locales_go_through_mbrtowc_as_gnu() {
     // EUC-JP and GB18030: not UTF-8, so the C library's mbrtowc decides, for GNU and for us.

@@ -759,13 +759,7 @@ mod tests {
 
     #[test]
     fn pseudo_random_inputs_match_model() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         for _ in 0..300 {
             let len = (next() % 3000) as usize;
             let input: Vec<u8> = (0..len)
@@ -807,13 +801,7 @@ mod tests {
                 map_bytes(m, self.0, self.1, self.2);
             }
         }
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let lengths = (0..300).chain([383, 384, 385, 1000, 4096 + 7]);
         for (round, len) in lengths.enumerate() {
             // One byte in `1 << density` needs notation (none for the last density).
@@ -823,7 +811,7 @@ mod tests {
                 let r = next();
                 input.push(if r % 16 == 1 {
                     [b'\n', b'\t', 0, 0x7f][(r >> 8) as usize % 4]
-                } else if density < 6 && (r >> 4) % (1 << density) == 0 {
+                } else if density < 6 && (r >> 4).is_multiple_of(1 << density) {
                     (r >> 32) as u8 | 0x80
                 } else {
                     b'a' + (r >> 40) as u8 % 26

@@ -2069,13 +2069,7 @@ mod tests {
                 (m.pattern_starts(self.0, self.1, self.2), M::TABLE_LOOKUPS)
             }
         }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut tabled = std::collections::BTreeSet::new();
         for round in 0..rounds(2000) {
             let mut patterns = super::NibblePatterns::default();
@@ -2120,13 +2114,7 @@ mod tests {
             |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
         let text: Vec<u8> =
             "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x1234_5678_9abc_def0u64);
         let mut checked = 0;
         for round in 0..rounds(4000) {
             let at = (next() as usize) % (text.len() - 67);
@@ -2165,13 +2153,7 @@ mod tests {
                 m.lookup64(self.0, self.1, self.2)
             }
         }
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for round in 0..rounds(2000) {
             let table: [u8; 64] = std::array::from_fn(|_| next() as u8);
             // Every byte value, high bits included (only the low six index).

@@ -1841,13 +1841,7 @@ mod tests {
     #[test]
     fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
         // The test process has not called setlocale: the C locale.
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x1234_5678_9abc_def1u64);
         for _ in 0..200 {
             let len = (next() % 5000) as usize;
             let input: Vec<u8> = (0..len)

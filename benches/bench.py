@@ -3,7 +3,7 @@
 uutils and busybox where installed, measured in the same run, in interleaved rounds.
 
     python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
-                             [--kernel avx2|sse2|portable]...
+                             [--kernel avx2|sse2|portable]... [--baseline DIR]
 
 Every implementation's output is checked against the expected bytes before it is timed.
 Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo example), which
@@ -28,11 +28,15 @@ RELEASE = os.path.join(ROOT, "target", "release")
 READER = os.path.join(RELEASE, "examples", "pipe_reader")
 ORACLE = "/opt/gnu-oracle"
 ORACLE_LIB = ORACLE + "/usr/lib/x86_64-linux-gnu"
+# --baseline DIR: another rapidutils build (say, of the parent commit) timed in the same rounds.
+BASELINE = None
 
 
 def implementations(tool):
     """name -> argv prefix, for each implementation of `tool` present on this machine."""
     impls = {"rapidutils": [os.path.join(RELEASE, tool)]}
+    if BASELINE:
+        impls["rapidutils-baseline"] = [os.path.join(BASELINE, tool)]
     if os.path.exists("/usr/bin/" + tool):
         impls["gnu-9.1"] = ["/usr/bin/" + tool]
     if os.path.exists(ORACLE + "/usr/bin/" + tool):
@@ -403,6 +407,8 @@ def suite_scripts(args):
     kernels = [k for k in (args.kernel or []) if k]
     for k in kernels:
         impls[f"rapidutils-{k}"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(RELEASE, "wc")]
+        if BASELINE:
+            impls[f"rapidutils-baseline-{k}"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(BASELINE, "wc")]
     opts = [["-l"], ["-w"], [], ["-L"], ["-m"]]
     env = dict(os.environ, LC_ALL="C.UTF-8")
     # Outputs: rapidutils (every kernel) must print GNU 9.12's counts. Where GNU 9.12's own read
@@ -505,7 +511,8 @@ def suite_startup(args):
     runs = 50 if args.quick else 200
     saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
     for case, (tool, shell, make, lang) in cases.items():
-        impls = {k: v for k, v in implementations(tool).items() if k in ("rapidutils", "gnu-9.1", "gnu-9.12")}
+        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12")
+        impls = {k: v for k, v in implementations(tool).items() if k in wanted}
         names = list(impls) + ["rapidutils (multi-call)"]
         argvs = list(impls.values()) + [[multi, tool]]
         if lang:
@@ -534,7 +541,11 @@ def main():
     parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "scripts", "startup"])
     parser.add_argument("--kernel", action="append", choices=["avx2", "sse2", "portable"],
                         help="scripts suite: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also time the yes, cat, wc of another rapidutils build in DIR (before/after)")
     args = parser.parse_args()
+    global BASELINE
+    BASELINE = args.baseline and os.path.abspath(args.baseline)
     # Always rebuild with default features: a `--features portable` build may be in target/.
     subprocess.run(["cargo", "build", "-q", "--release", "--bins", "--example", "pipe_reader"], cwd=ROOT, check=True)
     print(f"# rapidutils benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")

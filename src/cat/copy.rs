@@ -184,7 +184,6 @@ impl Copier {
             let n = match platform::read(input, &mut self.buf) {
                 Ok(0) => return Ok(()),
                 Ok(n) => n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(CopyError::Read(err)),
             };
             sink::write_all(output, &self.buf[..n]).map_err(CopyError::Write)?;
@@ -245,7 +244,6 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
                     return ZeroCopy::Done;
                 }
             }
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
             // GNU 9.12 reports every other copy_file_range error against the input file.
             Err(err) if method != Method::CopyFileRange && is_output_error(&err) => {
@@ -265,7 +263,6 @@ fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) 
         let filled = match platform::splice(input, relay_in, CHUNK) {
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
             Err(err) => return ZeroCopy::Failed(CopyError::Read(err)),
         };
@@ -273,7 +270,6 @@ fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) 
         while left > 0 {
             match platform::splice(relay_out, output, left) {
                 Ok(n) => left -= n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) if is_unsupported(&err) => {
                     if let Err(err) = drain(relay_out, left, output, buf) {
                         return ZeroCopy::Failed(err);
@@ -295,7 +291,6 @@ fn drain(relay_out: Fd, mut left: usize, output: Fd, buf: &mut Vec<u8>) -> Resul
         let want = left.min(buf.len());
         let n = match platform::read(relay_out, &mut buf[..want]) {
             Ok(n) => n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(CopyError::Read(err)),
         };
         sink::write_all(output, &buf[..n]).map_err(CopyError::Write)?;

@@ -231,7 +231,6 @@ impl Cat {
             let n = match platform::read(fd, &mut self.in_buf) {
                 Ok(0) => break,
                 Ok(n) => n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => {
                     self.flush().map_err(CopyError::Write)?;
                     return Err(CopyError::Read(err));

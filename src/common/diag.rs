@@ -55,7 +55,6 @@ pub fn write_stderr(bytes: &[u8]) {
                 rest = &rest[n..];
                 continue;
             }
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         }
     }

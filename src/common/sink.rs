@@ -1,4 +1,4 @@
-//! The output sink: writes every byte across short writes, `EINTR` and `EAGAIN` (a non-blocking
+//! The output sink: writes every byte across short writes and `EAGAIN` (a non-blocking
 //! stdout inherited from the parent is waited on with `poll`, not spun on or reported).
 
 use crate::platform::{self, Fd};
@@ -12,7 +12,6 @@ pub fn write_all(fd: Fd, mut buf: &[u8]) -> io::Result<()> {
             Ok(0) => return Err(io::Error::from_raw_os_error(platform::errno::ENOSPC)),
             Ok(n) => buf = &buf[n..],
             Err(err) => match err.raw_os_error() {
-                Some(platform::errno::EINTR) => {}
                 Some(e) if e == platform::errno::EAGAIN || e == platform::errno::EWOULDBLOCK => {
                     platform::wait_writable(fd)?
                 }

@@ -81,24 +81,36 @@ fn check(ret: isize) -> io::Result<usize> {
     if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
 }
 
-/// One `write(2)`; may be short. EINTR is returned to the caller.
-pub fn write(fd: Fd, buf: &[u8]) -> io::Result<usize> {
-    // SAFETY: buf is a valid, initialised slice for its whole length.
-    check(unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) })
+/// Makes a system call again for as long as it fails with EINTR (a signal whose handler
+/// returned before anything moved), as gnulib's `safe_read` and `safe_write` do: the data
+/// calls below never return EINTR, so no caller needs an arm for it.
+fn retry(mut call: impl FnMut() -> isize) -> io::Result<usize> {
+    loop {
+        match check(call()) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            done => return done,
+        }
+    }
 }
 
-/// One `read(2)`; EINTR is returned to the caller.
+/// One `write(2)`; may be short.
+pub fn write(fd: Fd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: buf is a valid, initialised slice for its whole length.
+    retry(|| unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) })
+}
+
+/// One `read(2)`.
 pub fn read(fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
     // SAFETY: buf is valid for writes of its whole length.
-    check(unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) })
+    retry(|| unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) })
 }
 
 /// One `pread(2)`: reads at `offset` without moving the file offset (several threads can read
-/// one file). EINTR is returned to the caller.
+/// one file).
 pub fn pread(fd: Fd, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let offset = libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     // SAFETY: buf is valid for writes of its whole length.
-    check(unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), offset) })
+    retry(|| unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), offset) })
 }
 
 /// Waits until `fd` can take more output (used when stdout is non-blocking and said EAGAIN).
@@ -400,6 +412,42 @@ mod tests {
         let (n, _r) = reader.join().unwrap();
         assert!(n > 0);
         assert!(write(w.as_raw_fd(), &chunk).is_ok());
+    }
+
+    /// A blocked `read` interrupted by a signal whose handler returns (no SA_RESTART) fails
+    /// with EINTR in the kernel; `read` makes the call again and returns the data that comes.
+    #[test]
+    fn a_read_interrupted_by_a_signal_goes_on() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static CAUGHT: AtomicUsize = AtomicUsize::new(0);
+        extern "C" fn caught(_: c_int) {
+            CAUGHT.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: a zeroed sigaction is valid (no flags, empty mask); the handler only touches
+        // an atomic. SIGUSR1 is used by no other test.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = caught as extern "C" fn(c_int) as usize;
+            assert_eq!(libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()), 0);
+        }
+        let (r, w) = pipe().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            // SAFETY: pthread_self has no preconditions.
+            tx.send(unsafe { libc::pthread_self() } as usize).unwrap();
+            let mut buf = [0u8; 8];
+            read(r.as_raw_fd(), &mut buf).map(|n| buf[..n].to_vec())
+        });
+        let thread = rx.recv().unwrap() as libc::pthread_t;
+        for _ in 0..5 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            // SAFETY: the reader thread is alive: it is blocked in read until the write below.
+            assert_eq!(unsafe { libc::pthread_kill(thread, libc::SIGUSR1) }, 0);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(write(w.as_raw_fd(), b"data").unwrap(), 4);
+        assert_eq!(reader.join().unwrap().unwrap(), b"data");
+        assert!(CAUGHT.load(Ordering::SeqCst) >= 5);
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portabl
 
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 mod imp {
-    use super::super::{Fd, check, last_error};
+    use super::super::{Fd, last_error, retry};
     use std::io;
 
     pub fn vmsplice(fd: Fd, bufs: &[&[u8]]) -> io::Result<usize> {
@@ -23,19 +23,19 @@ mod imp {
             .collect();
         // SAFETY: the iovecs describe live, initialised slices. vmsplice only reads them, and the
         // callers' contract (see `vmsplice` below) keeps the pages unchanged while a pipe holds them.
-        check(unsafe { libc::vmsplice(fd, iov.as_ptr(), iov.len(), 0) })
+        retry(|| unsafe { libc::vmsplice(fd, iov.as_ptr(), iov.len(), 0) })
     }
 
     pub fn splice(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
-        check(unsafe {
+        retry(|| unsafe {
             libc::splice(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, libc::SPLICE_F_MOVE)
         })
     }
 
     pub fn tee(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: tee takes only descriptors and a length; no memory is passed.
-        check(unsafe { libc::tee(fd_in, fd_out, len, 0) })
+        retry(|| unsafe { libc::tee(fd_in, fd_out, len, 0) })
     }
 
     pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
@@ -47,7 +47,7 @@ mod imp {
 
     pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: a null offset means "use and advance the input's file offset".
-        check(unsafe { libc::sendfile(fd_out, fd_in, std::ptr::null_mut(), len) })
+        retry(|| unsafe { libc::sendfile(fd_out, fd_in, std::ptr::null_mut(), len) })
     }
 
     pub fn pipe_max_size() -> Option<usize> {
@@ -114,8 +114,7 @@ pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
 #[cfg(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable")))]
 pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
     // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
-    let ret = unsafe { libc::copy_file_range(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, 0) };
-    if ret < 0 { Err(io::Error::last_os_error()) } else { Ok(ret as usize) }
+    super::retry(|| unsafe { libc::copy_file_range(fd_in, std::ptr::null_mut(), fd_out, std::ptr::null_mut(), len, 0) })
 }
 
 #[cfg(not(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable"))))]

@@ -134,10 +134,9 @@ fn splice_forever(line: &[u8]) -> Outcome {
     relay_forever(line, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
 }
 
-/// Retries after EINTR and waits after EAGAIN; sorts other errors into fallback or failure.
+/// Waits after EAGAIN (None: go on); sorts other errors into fallback or failure.
 fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
     match err.raw_os_error() {
-        Some(platform::errno::EINTR) => None,
         Some(e) if e == platform::errno::EAGAIN || e == platform::errno::EWOULDBLOCK => {
             platform::wait_writable(platform::STDOUT).err().map(Outcome::Failed)
         }

@@ -204,6 +204,7 @@ fn message_cases() -> Vec<(&'static str, String)> {
         "$T -l --debug /dev/null 2>/dev/full",
         "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX512F $T -l --debug /dev/null",
         "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F $T -l --debug /dev/null",
+        "GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD $T -l --debug /dev/null",
         "$T text > /dev/full",
         "$T /proc/self/mem",
     ] {

@@ -1,0 +1,355 @@
+//! AVX2: block masks on two 32-byte halves, and a byte counter.
+
+use crate::platform::simd::{BlockMasks, NibblePatterns, Utf8Ranges, WithMasks};
+use std::arch::x86_64::*;
+
+use super::{prefetch, sse2::count_byte_sse2_inner};
+
+#[inline(always)]
+pub fn with_avx2<W: WithMasks>(work: W) -> W::Output {
+    let features = crate::platform::cpu::features();
+    assert!(features.avx2 && features.bmi2 && features.popcnt);
+    // SAFETY: the CPU has every feature `avx2_context` is compiled for (checked just above;
+    // LZCNT and BMI1 come with BMI2 on every CPU that has AVX2).
+    unsafe { avx2_context(work) }
+}
+
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline(never)]
+fn avx2_context<W: WithMasks>(work: W) -> W::Output {
+    work.run(Avx2Masks(()))
+}
+/// The 64-entry look-up of `idx` (each byte below 64) in the four 16-byte quarters `q` (each
+/// in both lanes). Only from Avx2Masks methods (no closure there: a closure would not
+/// inherit the caller's target features).
+#[inline(always)]
+fn look64(q: &[__m256i; 4], idx: __m256i) -> __m256i {
+    // SAFETY: called only from Avx2Masks methods: the CPU has AVX2.
+    unsafe {
+        let bit4 = _mm256_slli_epi16(idx, 3);
+        let low = _mm256_blendv_epi8(_mm256_shuffle_epi8(q[0], idx), _mm256_shuffle_epi8(q[1], idx), bit4);
+        let high = _mm256_blendv_epi8(_mm256_shuffle_epi8(q[2], idx), _mm256_shuffle_epi8(q[3], idx), bit4);
+        _mm256_blendv_epi8(low, high, _mm256_slli_epi16(idx, 2))
+    }
+}
+
+/// AVX2 block masks. Only `avx2_context` makes one, after its caller checked that the CPU
+/// has AVX2: holding one proves the AVX2 instructions below can run.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2Masks(());
+
+/// The two 32-byte halves of a block.
+#[inline(always)]
+fn halves(block: &[u8; 64]) -> (__m256i, __m256i) {
+    let p = block.as_ptr().cast::<__m256i>();
+    // SAFETY: `block` is 64 readable bytes; _mm256_loadu_si256 needs no alignment. Called only
+    // from Avx2Masks methods: the CPU has AVX2.
+    unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) }
+}
+
+/// One 64-bit mask from the byte masks of the two halves.
+#[inline(always)]
+fn join(lo: __m256i, hi: __m256i) -> u64 {
+    // SAFETY: called only from Avx2Masks methods: the CPU has AVX2.
+    unsafe { _mm256_movemask_epi8(lo) as u32 as u64 | (_mm256_movemask_epi8(hi) as u32 as u64) << 32 }
+}
+
+impl BlockMasks for Avx2Masks {
+    const TABLE_LOOKUPS: bool = true;
+
+    #[inline(always)]
+    fn utf8_errors(self, window: &[u8; 67]) -> bool {
+        use crate::platform::simd::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2; the loads read 32 bytes at
+        // offsets 0..=35 of the 67-byte window, and 16 bytes of each table.
+        unsafe {
+            let w = window.as_ptr();
+            let low = _mm256_set1_epi8(0x0f);
+            let t1h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_HIGH.as_ptr().cast()));
+            let t1l = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_LOW.as_ptr().cast()));
+            let t2h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_2_HIGH.as_ptr().cast()));
+            let (sub3, sub4, top) = (
+                _mm256_set1_epi8((0xe0u8 - 0x80) as i8),
+                _mm256_set1_epi8((0xf0u8 - 0x80) as i8),
+                _mm256_set1_epi8(0x80u8 as i8),
+            );
+            let mut errors = _mm256_setzero_si256();
+            for h in 0..2 {
+                // (No closures: they would not inherit the caller's target features.)
+                let p = w.add(32 * h);
+                let input = _mm256_loadu_si256(p.add(3).cast::<__m256i>());
+                let prev1 = _mm256_loadu_si256(p.add(2).cast::<__m256i>());
+                let prev2 = _mm256_loadu_si256(p.add(1).cast::<__m256i>());
+                let prev3 = _mm256_loadu_si256(p.cast::<__m256i>());
+                let b1h = _mm256_shuffle_epi8(t1h, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low));
+                let b1l = _mm256_shuffle_epi8(t1l, _mm256_and_si256(prev1, low));
+                let b2h = _mm256_shuffle_epi8(t2h, _mm256_and_si256(_mm256_srli_epi16(input, 4), low));
+                let special = _mm256_and_si256(_mm256_and_si256(b1h, b1l), b2h);
+                let must = _mm256_and_si256(
+                    _mm256_or_si256(_mm256_subs_epu8(prev2, sub3), _mm256_subs_epu8(prev3, sub4)),
+                    top,
+                );
+                errors = _mm256_or_si256(errors, _mm256_xor_si256(special, must));
+            }
+            _mm256_testz_si256(errors, errors) == 0
+        }
+    }
+
+    #[inline(always)]
+    fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2; the table loads read 16 of
+        // its 64 bytes each. Four 16-entry shuffles, chosen by the index's bits 4 and 5 moved
+        // up to bit 7 (blendv's selector; a 16-bit shift spills into the next byte's bit 0,
+        // which blendv ignores).
+        unsafe {
+            let t = table.as_ptr().cast::<__m128i>();
+            let q0 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t));
+            let q1 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(1)));
+            let q2 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(2)));
+            let q3 = _mm256_broadcastsi128_si256(_mm_loadu_si128(t.add(3)));
+            let six = _mm256_set1_epi8(0x3f);
+            let (ia, ib) = (_mm256_and_si256(a, six), _mm256_and_si256(b, six));
+            let (ra, rb) = (look64(&[q0, q1, q2, q3], ia), look64(&[q0, q1, q2, q3], ib));
+            let zero = _mm256_setzero_si256();
+            let (s0, s1, s2) = (
+                _mm256_set1_epi8(select[0] as i8),
+                _mm256_set1_epi8(select[1] as i8),
+                _mm256_set1_epi8(select[2] as i8),
+            );
+            [
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(ra, s0), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(rb, s0), zero),
+                ),
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(ra, s1), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(rb, s1), zero),
+                ),
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(ra, s2), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(rb, s2), zero),
+                ),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2; every load reads 32 bytes at
+        // offsets 0..=34 of the 66-byte window, or 16 bytes of a 16-byte table.
+        unsafe {
+            let low = _mm256_set1_epi8(0x0f);
+            let mut hits = [_mm256_set1_epi8(-1); 2];
+            for j in 0..3 {
+                let lo_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.lo[j].as_ptr().cast()));
+                let hi_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.hi[j].as_ptr().cast()));
+                for (h, hit) in hits.iter_mut().enumerate() {
+                    let v = _mm256_loadu_si256(window.as_ptr().add(j + 32 * h).cast::<__m256i>());
+                    let lo = _mm256_shuffle_epi8(lo_table, _mm256_and_si256(v, low));
+                    let hi = _mm256_shuffle_epi8(hi_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
+                    *hit = _mm256_and_si256(*hit, _mm256_and_si256(lo, hi));
+                }
+            }
+            // Bytes where no selected pattern matched are zero after the AND. (No closures
+            // here: they would not inherit the caller's target features.)
+            let zero = _mm256_setzero_si256();
+            let (sel0, sel1, sel2) = (
+                _mm256_set1_epi8(select[0] as i8),
+                _mm256_set1_epi8(select[1] as i8),
+                _mm256_set1_epi8(select[2] as i8),
+            );
+            [
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel0), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel0), zero),
+                ),
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel1), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel1), zero),
+                ),
+                !join(
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel2), zero),
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel2), zero),
+                ),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            let n = _mm256_set1_epi8(byte as i8);
+            join(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n))
+        }
+    }
+
+    #[inline(always)]
+    fn high(self, block: &[u8; 64]) -> u64 {
+        let (a, b) = halves(block);
+        join(a, b)
+    }
+
+    #[inline(always)]
+    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            let mut any = _mm256_setzero_si256();
+            for byte in bytes {
+                let n = _mm256_set1_epi8(byte as i8);
+                any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n)));
+            }
+            _mm256_testz_si256(any, any) == 0
+        }
+    }
+
+    #[inline(always)]
+    fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // v >= limit exactly where max(v, limit) == v.
+            let limit = _mm256_set1_epi8(byte as i8);
+            join(_mm256_cmpeq_epi8(_mm256_max_epu8(a, limit), a), _mm256_cmpeq_epi8(_mm256_max_epu8(b, limit), b))
+        }
+    }
+
+    #[inline(always)]
+    fn continuation(self, block: &[u8; 64]) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
+            let limit = _mm256_set1_epi8(-64);
+            join(_mm256_cmpgt_epi8(limit, a), _mm256_cmpgt_epi8(limit, b))
+        }
+    }
+
+    #[inline(always)]
+    fn control_or_high(self, block: &[u8; 64]) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // Signed: 0x80..=0xff are negative, so "below 0x20" covers both ends.
+            let (space, del) = (_mm256_set1_epi8(0x20), _mm256_set1_epi8(0x7f));
+            join(
+                _mm256_or_si256(_mm256_cmpgt_epi8(space, a), _mm256_cmpeq_epi8(a, del)),
+                _mm256_or_si256(_mm256_cmpgt_epi8(space, b), _mm256_cmpeq_epi8(b, del)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn controls(self, block: &[u8; 64]) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // Signed "below 0x20" holds for 0x80..=0xff too: the andnot with the byte itself
+            // clears the sign bit of those lanes.
+            let (space, del) = (_mm256_set1_epi8(0x20), _mm256_set1_epi8(0x7f));
+            join(
+                _mm256_or_si256(_mm256_andnot_si256(a, _mm256_cmpgt_epi8(space, a)), _mm256_cmpeq_epi8(a, del)),
+                _mm256_or_si256(_mm256_andnot_si256(b, _mm256_cmpgt_epi8(space, b)), _mm256_cmpeq_epi8(b, del)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and extra).
+            let nine = _mm256_set1_epi8(9);
+            let four = _mm256_set1_epi8(4);
+            let space = _mm256_set1_epi8(b' ' as i8);
+            let a0 = _mm256_set1_epi8(extra.unwrap_or(b' ') as i8);
+            let (xa, xb) = (_mm256_sub_epi8(a, nine), _mm256_sub_epi8(b, nine));
+            let (la, lb) =
+                (_mm256_cmpeq_epi8(_mm256_min_epu8(xa, four), xa), _mm256_cmpeq_epi8(_mm256_min_epu8(xb, four), xb));
+            join(
+                _mm256_or_si256(la, _mm256_or_si256(_mm256_cmpeq_epi8(a, space), _mm256_cmpeq_epi8(a, a0))),
+                _mm256_or_si256(lb, _mm256_or_si256(_mm256_cmpeq_epi8(b, space), _mm256_cmpeq_epi8(b, a0))),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            let (c1, df, ef, f4) = (
+                _mm256_set1_epi8(0xc1u8 as i8),
+                _mm256_set1_epi8(0xdfu8 as i8),
+                _mm256_set1_epi8(0xefu8 as i8),
+                _mm256_set1_epi8(0xf4u8 as i8),
+            );
+            let high = join(a, b);
+            let c0 = _mm256_set1_epi8(0xc0u8 as i8);
+            Utf8Ranges {
+                high,
+                cont: join(_mm256_cmpgt_epi8(c0, a), _mm256_cmpgt_epi8(c0, b)),
+                ge_c2: join(_mm256_cmpgt_epi8(a, c1), _mm256_cmpgt_epi8(b, c1)) & high,
+                ge_e0: join(_mm256_cmpgt_epi8(a, df), _mm256_cmpgt_epi8(b, df)) & high,
+                ge_f0: join(_mm256_cmpgt_epi8(a, ef), _mm256_cmpgt_epi8(b, ef)) & high,
+                ge_f5: join(_mm256_cmpgt_epi8(a, f4), _mm256_cmpgt_epi8(b, f4)) & high,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn ascii_blocks(self, buf: &[u8]) -> usize {
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            let (a, b) = halves(block.try_into().unwrap());
+            // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+            if unsafe { _mm256_movemask_epi8(_mm256_or_si256(a, b)) } != 0 {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+}
+
+pub fn count_byte_avx2(buf: &[u8], byte: u8) -> u64 {
+    assert!(crate::platform::cpu::features().avx2);
+    // SAFETY: the CPU has AVX2 (checked just above).
+    unsafe { count_byte_avx2_inner(buf, byte) }
+}
+
+/// As the SSE2 count, 32 bytes at a time with two independent counters.
+#[target_feature(enable = "avx2")]
+fn count_byte_avx2_inner(buf: &[u8], byte: u8) -> u64 {
+    let needle = _mm256_set1_epi8(byte as i8);
+    let zero = _mm256_setzero_si256();
+    let mut total = _mm256_setzero_si256();
+    let mut blocks = buf.chunks_exact(64);
+    loop {
+        let (mut a, mut b) = (zero, zero);
+        let mut n = 0;
+        for block in blocks.by_ref().take(255) {
+            // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
+            prefetch(block.as_ptr().wrapping_add(crate::platform::simd::PREFETCH_DISTANCE));
+            // SAFETY: `block` is 64 readable bytes; _mm256_loadu_si256 needs no alignment.
+            let (x, y) = unsafe {
+                let p = block.as_ptr().cast::<__m256i>();
+                (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
+            };
+            a = _mm256_sub_epi8(a, _mm256_cmpeq_epi8(x, needle));
+            b = _mm256_sub_epi8(b, _mm256_cmpeq_epi8(y, needle));
+            n += 1;
+        }
+        total = _mm256_add_epi64(total, _mm256_add_epi64(_mm256_sad_epu8(a, zero), _mm256_sad_epu8(b, zero)));
+        if n < 255 {
+            break;
+        }
+    }
+    let halves = _mm_add_epi64(_mm256_extracti128_si256::<0>(total), _mm256_extracti128_si256::<1>(total));
+    let sum = _mm_cvtsi128_si64(halves) as u64 + _mm_cvtsi128_si64(_mm_srli_si128(halves, 8)) as u64;
+    sum + count_byte_sse2_inner(blocks.remainder(), byte)
+}

@@ -1,0 +1,190 @@
+//! Character classes of the running locale, as `wc` uses them: per byte for single-byte
+//! locales, per character (cached per 256-character page) for multibyte ones.
+
+use super::utf8::Utf8Spaces;
+use crate::platform::{self, Charset};
+use std::cell::OnceCell;
+
+/// GNU 9.12 also separates words at these no-break spaces (not under POSIXLY_CORRECT).
+pub(super) fn is_nbspace(wc: u32) -> bool {
+    matches!(wc, 0x00a0 | 0x2007 | 0x202f | 0x2060)
+}
+
+/// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
+/// `iswprint`, `wcwidth`), asked once per 256-character page and kept: one table look-up per
+/// character instead of three library calls. Pages of the supplementary planes are kept too,
+/// in a table made on first use.
+pub struct WideClasses {
+    pub(super) posixly_correct: bool,
+    pub(super) pages: [OnceCell<Box<[u8; 256]>>; 256],
+    pub(super) supplementary: OnceCell<Box<[Lazy<[u8; 256]>]>>,
+    /// For each lead byte of a three-byte UTF-8 form, the width of each 64-character block it
+    /// begins (by second byte), see `lead_blocks`.
+    pub(super) lead_blocks: [OnceCell<Box<[u8; 64]>>; 16],
+    /// The same for the first two bytes of four-byte forms (F0..=F4, then 0x80..=0xBF),
+    /// indexed by the third byte; made on first use.
+    pub(super) region_blocks: OnceCell<Box<[Lazy<[u8; 64]>]>>,
+}
+
+/// A table made the first time it is needed.
+pub(super) type Lazy<T> = OnceCell<Box<T>>;
+
+/// A [`WideClasses`] entry: the column width (0 when not printable) in the low bits...
+pub(super) const WIDTH_BITS: u8 = 0b11;
+/// ...and whether the character separates words.
+pub(super) const SPACE_BIT: u8 = 0b100;
+/// The last code point (U+10FFFF) and the number of 256-character pages up to it.
+pub(super) const PAGES: usize = 0x1100;
+
+/// A `lead_blocks` entry: every character of the block is this wide (0, 1, or 3 for 2:
+/// the bits `width >= 1` and `width == 2`, as `WIDTH_BITS` of an entry)...
+pub(super) const BLOCK_WIDTH_BITS: u8 = 0b011;
+/// ...or the characters of the block differ in width.
+pub(super) const BLOCK_MIXED: u8 = 0b100;
+
+impl WideClasses {
+    pub(super) fn new(posixly_correct: bool) -> WideClasses {
+        WideClasses {
+            posixly_correct,
+            pages: [const { OnceCell::new() }; 256],
+            supplementary: OnceCell::new(),
+            lead_blocks: [const { OnceCell::new() }; 16],
+            region_blocks: OnceCell::new(),
+        }
+    }
+
+    /// The entry of one character, straight from the C library.
+    pub(super) fn classify(&self, wc: u32) -> u8 {
+        let width = if platform::is_printable_wide(wc) { platform::char_width(wc).clamp(0, 3) as u8 } else { 0 };
+        let space = platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc));
+        width | if space { SPACE_BIT } else { 0 }
+    }
+
+    /// The entries of the 256 characters from `page << 8` (`page` below `PAGES`).
+    #[inline]
+    pub(super) fn page(&self, page: usize) -> &[u8; 256] {
+        let cell = match self.pages.get(page) {
+            Some(cell) => cell,
+            None => &self.supplementary.get_or_init(|| (256..PAGES).map(|_| OnceCell::new()).collect())[page - 256],
+        };
+        cell.get_or_init(|| {
+            let base = (page as u32) << 8;
+            Box::new(std::array::from_fn(|i| self.classify(base + i as u32)))
+        })
+    }
+
+    #[inline]
+    pub(super) fn get(&self, wc: u32) -> u8 {
+        if (wc as usize) < PAGES << 8 { self.page((wc >> 8) as usize)[(wc & 0xff) as usize] } else { self.classify(wc) }
+    }
+
+    /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0).
+    #[inline]
+    pub(super) fn block64(&self, first: u32) -> &[u8; 64] {
+        let page = self.page((first >> 8) as usize);
+        page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
+    }
+
+    /// The widths of the 64 blocks of 64 characters from `first` (a multiple of 4,096): each
+    /// `BLOCK_WIDTH_BITS` of a common width, or `BLOCK_MIXED`.
+    pub(super) fn blocks_of(&self, first: u32) -> Box<[u8; 64]> {
+        Box::new(std::array::from_fn(|k| {
+            let block = self.block64(first | ((k as u32) << 6));
+            let width = block[0] & WIDTH_BITS;
+            if block.iter().all(|&e| e & WIDTH_BITS == width) {
+                if width == 2 { 0b011 } else { width }
+            } else {
+                BLOCK_MIXED
+            }
+        }))
+    }
+
+    /// The widths of the 64 blocks of 64 characters that the three-byte lead `lead` begins,
+    /// indexed by the second byte's low six bits.
+    pub(super) fn lead_blocks(&self, lead: u8) -> &[u8; 64] {
+        self.lead_blocks[usize::from(lead & 0x0f)].get_or_init(|| self.blocks_of(u32::from(lead & 0x0f) << 12))
+    }
+
+    /// The widths of the 64 blocks of 64 characters that a four-byte form's first two bytes
+    /// (`lead` F0..=F4, `second` a continuation byte) begin, indexed by the third byte's low six
+    /// bits.
+    pub(super) fn region_blocks(&self, lead: u8, second: u8) -> &[u8; 64] {
+        let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
+        let cells = self.region_blocks.get_or_init(|| (0..5 * 64).map(|_| OnceCell::new()).collect());
+        cells[index].get_or_init(|| self.blocks_of((u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12)))
+    }
+}
+
+/// Character classes of single bytes (all bytes in a single-byte locale, ASCII in a multibyte
+/// one), from the C library.
+pub struct ByteClasses {
+    pub(super) space: [bool; 256],
+    pub(super) print: [bool; 256],
+    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`: the block
+    /// fast path's SIMD mask can stand for the table.
+    pub(super) standard_spaces: bool,
+    /// The one byte above 0x7f that separates words in a single-byte locale (its no-break
+    /// space: 0xA0 in C and Latin-1, 0x9A in KOI8-R), if any.
+    pub(super) space_high: Option<u8>,
+    /// `print` is exactly 0x20..=0x7e among ASCII bytes: -L's block path can assume width 1.
+    pub(super) standard_print: bool,
+    /// No byte above 0x7f is printable (single-byte locales such as C).
+    pub(super) high_unprintable: bool,
+    pub(super) wide: WideClasses,
+    /// The multibyte word separators of a UTF-8 locale as byte patterns, made on first use.
+    pub(super) utf8_spaces: OnceCell<Option<Utf8Spaces>>,
+    /// See `narrow_below_u1000`.
+    pub(super) narrow_below_u1000: OnceCell<bool>,
+}
+
+impl ByteClasses {
+    pub fn new(charset: Charset, posixly_correct: bool) -> ByteClasses {
+        let mut space = [false; 256];
+        let mut print = [false; 256];
+        let limit = if charset == Charset::Unibyte { 256 } else { 128 };
+        for b in 0..limit {
+            let (s, p) = platform::ctype(b as u8, charset != Charset::Unibyte);
+            space[b] = s;
+            print[b] = p;
+        }
+        // GNU 9.12: in a single-byte locale a byte that is a no-break space in the locale's
+        // character set separates words too (`btoc32`: in C and POSIX each byte is itself).
+        if charset == Charset::Unibyte && !posixly_correct {
+            for b in 0x80..=0xff_u8 {
+                if platform::byte_to_char(b).is_some_and(is_nbspace) {
+                    space[usize::from(b)] = true;
+                }
+            }
+        }
+        let mut high_spaces = (0x80..=0xff_u8).filter(|&b| space[usize::from(b)]);
+        let space_high = high_spaces.next();
+        let standard_spaces = high_spaces.next().is_none()
+            && (0..256).all(|b| space[b] == (matches!(b, 9..=13 | 32) || Some(b as u8) == space_high));
+        let standard_print = (0..128).all(|b| print[b] == (0x20..0x7f).contains(&b));
+        let high_unprintable = !print[0x80..].contains(&true);
+        let wide = WideClasses::new(posixly_correct);
+        ByteClasses {
+            space,
+            print,
+            standard_spaces,
+            space_high,
+            standard_print,
+            high_unprintable,
+            wide,
+            utf8_spaces: OnceCell::new(),
+            narrow_below_u1000: OnceCell::new(),
+        }
+    }
+
+    /// Whether no character below U+1000 is wider than one column in this C library (in
+    /// Unicode none is: the wide ones begin at U+1100), which -L's tight bound relies on.
+    /// Asked once, when the bound is first needed.
+    pub(super) fn narrow_below_u1000(&self) -> bool {
+        *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(|wc| self.wide.get(wc) & WIDTH_BITS <= 1))
+    }
+
+    /// [`Utf8Spaces`] of this locale (None when they do not fit its shape).
+    pub(super) fn utf8_spaces(&self) -> Option<&Utf8Spaces> {
+        self.utf8_spaces.get_or_init(|| Utf8Spaces::new(&self.wide)).as_ref()
+    }
+}

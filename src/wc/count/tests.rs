@@ -1,0 +1,404 @@
+use super::*;
+use crate::wc::classes::is_nbspace;
+use proptest::prelude::*;
+
+/// GNU's unibyte loop, byte by byte, with C-locale classes and the 0xA0 rule.
+fn reference_c(input: &[u8]) -> Counts {
+    let mut c = Counts::default();
+    let (mut in_word, mut pos) = (false, 0u64);
+    for &b in input {
+        c.bytes += 1;
+        let sep = |c: &mut Counts, in_word: &mut bool| {
+            c.words += u64::from(*in_word);
+            *in_word = false;
+        };
+        match b {
+            b'\n' | b'\r' | 0x0c => {
+                if b == b'\n' {
+                    c.lines += 1;
+                }
+                c.max_line_length = c.max_line_length.max(pos);
+                pos = 0;
+                sep(&mut c, &mut in_word);
+            }
+            b'\t' => {
+                pos += 8 - pos % 8;
+                sep(&mut c, &mut in_word);
+            }
+            b' ' => {
+                pos += 1;
+                sep(&mut c, &mut in_word);
+            }
+            0x0b | 0xa0 => sep(&mut c, &mut in_word),
+            _ => {
+                pos += u64::from((0x20..0x7f).contains(&b));
+                in_word = true;
+            }
+        }
+    }
+    c.words += u64::from(in_word);
+    c.max_line_length = c.max_line_length.max(pos);
+    c.chars = c.bytes;
+    c
+}
+
+/// Counts `input` fed in the chunks that `cuts` (sorted offsets) make.
+fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
+    let classes = ByteClasses::new(charset, false);
+    let mut counter = Counter::new(want, &classes, charset);
+    let mut prev = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+        counter.feed(&input[prev..cut]);
+        prev = cut;
+    }
+    counter.finish()
+}
+
+/// UTF-8 input pieces: ASCII, spaces (ASCII and not), wide, combining, invalid, truncated.
+fn utf8_noise(len: usize, seed: &mut u64) -> Vec<u8> {
+    let pieces: [&[u8]; 14] = [
+        b"a",
+        b"word ",
+        b"\n",
+        b"\t",
+        "\u{a0}".as_bytes(),
+        "\u{3000}".as_bytes(),
+        "\u{2003}".as_bytes(),
+        "日本".as_bytes(),
+        "e\u{301}".as_bytes(),
+        "\u{1f600}".as_bytes(),
+        b"\xff",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+    ];
+    let mut out = Vec::new();
+    while out.len() < len {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        out.extend_from_slice(pieces[(*seed % pieces.len() as u64) as usize]);
+    }
+    out
+}
+
+/// GNU's multibyte loop in a UTF-8 locale, character by character, written independently of
+/// the kernels: std's decoder (its invalid sequences are GNU's invalid bytes: each byte
+/// counts as a word byte, width 0, no character), classes from the C library.
+fn reference_utf8(input: &[u8]) -> Counts {
+    let mut c = Counts { bytes: input.len() as u64, ..Counts::default() };
+    let (mut in_word, mut pos) = (false, 0u64);
+    for chunk in input.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            c.chars += 1;
+            let wc = ch as u32;
+            let separator = match ch {
+                '\n' | '\r' | '\x0c' => {
+                    c.lines += u64::from(ch == '\n');
+                    c.max_line_length = c.max_line_length.max(pos);
+                    pos = 0;
+                    true
+                }
+                '\t' => {
+                    pos += 8 - pos % 8;
+                    true
+                }
+                ' ' => {
+                    pos += 1;
+                    true
+                }
+                '\x0b' => true,
+                _ if wc < 0x80 => {
+                    pos += u64::from((0x20..0x7f).contains(&wc));
+                    false
+                }
+                _ => {
+                    if platform::is_printable_wide(wc) {
+                        pos += platform::char_width(wc).max(0) as u64;
+                    }
+                    platform::is_space_wide(wc) || is_nbspace(wc)
+                }
+            };
+            if separator {
+                c.words += u64::from(in_word);
+                in_word = false;
+            } else {
+                in_word = true;
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            in_word = true;
+        }
+    }
+    c.words += u64::from(in_word);
+    c.max_line_length = c.max_line_length.max(pos);
+    c
+}
+
+/// The fields of `counts` that `want` asks for (bytes are always counted).
+fn wanted(counts: Counts, want: Want) -> Counts {
+    Counts {
+        lines: if want.lines { counts.lines } else { 0 },
+        words: if want.words { counts.words } else { 0 },
+        chars: if want.chars { counts.chars } else { 0 },
+        max_line_length: if want.max_line_length { counts.max_line_length } else { 0 },
+        ..counts
+    }
+}
+
+fn want_from_bits(bits: u8) -> Want {
+    Want {
+        lines: bits & 1 != 0,
+        words: bits & 2 != 0,
+        chars: bits & 4 != 0,
+        bytes: bits & 8 != 0,
+        max_line_length: bits & 16 != 0,
+    }
+}
+
+/// Counts `input` cut at `cuts` with each kernel's block masks (baseline SSE2 or SWAR for
+/// portable and sse2; AVX2 and AVX-512 where the CPU has them) and through `feed` (the best).
+fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
+    struct Chunk<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
+    impl WithMasks for Chunk<'_, '_, '_> {
+        type Output = ();
+        #[inline(always)]
+        fn run<M: BlockMasks>(self, masks: M) {
+            self.0.feed_chunk(masks, self.1);
+        }
+    }
+    let classes = ByteClasses::new(charset, false);
+    let mut results = Vec::new();
+    for kernel in platform::simd::Kernel::ALL.into_iter().map(Some).chain([None]) {
+        let mut counter = Counter::new(want, &classes, charset);
+        let mut prev = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+            match kernel {
+                Some(kernel) => platform::simd::with_masks(kernel, Chunk(&mut counter, &input[prev..cut])),
+                None => counter.feed(&input[prev..cut]),
+            }
+            prev = cut;
+        }
+        results.push(counter.finish());
+    }
+    results
+}
+
+/// Byte soup for the C locale: letters, white space of every kind, line ends, high bytes,
+/// controls, long runs without line ends.
+fn c_input() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop_oneof![
+        6 => b'a'..=b'z',
+        2 => Just(b' '),
+        2 => Just(b'\n'),
+        1 => prop::sample::select(vec![b'\t', b'\r', 0x0b, 0x0c, 0xa0, 0, 0x7f, 0x1b]),
+        1 => any::<u8>(),
+    ];
+    prop::collection::vec(byte, 0..3000)
+}
+
+/// UTF-8 soup: ASCII, spaces (ASCII and not), wide, combining, zero-width and unprintable
+/// characters, invalid and truncated sequences, overlong forms, surrogates, past U+10FFFF.
+fn utf8_input() -> impl Strategy<Value = Vec<u8>> {
+    let pieces: Vec<&'static [u8]> = vec![
+        b"a",
+        b"word",
+        b" ",
+        b"\n",
+        b"\t",
+        b"\r",
+        b"\x0b",
+        b"\x0c",
+        b"\x00",
+        b"\x7f",
+        "\u{a0}".as_bytes(),
+        "\u{2007}".as_bytes(),
+        "\u{3000}".as_bytes(),
+        "\u{2003}".as_bytes(),
+        "\u{85}".as_bytes(),
+        "\u{200b}".as_bytes(),
+        "\u{ad}".as_bytes(),
+        "日本".as_bytes(),
+        "\u{301}".as_bytes(),
+        "é".as_bytes(),
+        "\u{1f600}".as_bytes(),
+        // Near the multibyte spaces' byte patterns: U+2028, U+205F, U+1680, U+200D (not a
+        // space), U+3001 and U+2014 (punctuation sharing their first bytes), truncations.
+        "\u{2028}".as_bytes(),
+        "\u{205f}".as_bytes(),
+        "\u{1680}".as_bytes(),
+        "\u{200d}".as_bytes(),
+        "\u{3001}".as_bytes(),
+        "\u{2014}".as_bytes(),
+        "\u{ab}".as_bytes(),
+        b"\xe3\x80",
+        b"\xe2\x80",
+        b"\xc2",
+        "\u{10ffff}".as_bytes(),
+        "\u{e000}".as_bytes(),
+        "\u{d7ff}".as_bytes(),
+        "\u{800}".as_bytes(),
+        "\u{10000}".as_bytes(),
+        b"\xff",
+        b"\xc0\xaf",
+        b"\xc1",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xe0\x80\x80",
+        b"\xf0\x80\x80\x80",
+        b"\x80",
+        b"\xbf",
+        b"\xf5",
+        b"\xf8\x88\x80\x80\x80",
+    ];
+    let piece =
+        prop_oneof![8 => prop::sample::select(vec![&b"ab"[..], b"the ", b"x\n"]), 5 => prop::sample::select(pieces)];
+    prop::collection::vec(piece, 0..900).prop_map(|p| p.concat())
+}
+
+/// Up to 5 sorted cut points in `0..=len`.
+fn cuts_for(len: usize, seeds: &[usize]) -> Vec<usize> {
+    let mut cuts: Vec<usize> = seeds.iter().map(|s| s % (len + 1)).collect();
+    cuts.sort();
+    cuts
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn c_locale_kernels_match_the_reference(
+        input in c_input(),
+        seeds in prop::collection::vec(any::<usize>(), 0..5),
+        bits in 0u8..32,
+    ) {
+        let want = want_from_bits(bits);
+        let cuts = cuts_for(input.len(), &seeds);
+        let expected = wanted(reference_c(&input), want);
+        for got in count_all_ways(Charset::Unibyte, &input, &cuts, want) {
+            let got = Counts { chars: if want.chars { got.chars } else { 0 }, ..wanted(got, want) };
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn utf8_kernels_match_the_reference(
+        input in utf8_input(),
+        seeds in prop::collection::vec(any::<usize>(), 0..5),
+        bits in 0u8..32,
+    ) {
+        let want = want_from_bits(bits);
+        let cuts = cuts_for(input.len(), &seeds);
+        let expected = wanted(reference_utf8(&input), want);
+        for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+            prop_assert_eq!(wanted(got, want), expected);
+        }
+    }
+
+    #[test]
+    fn long_lines_keep_the_longest_width(
+        lens in prop::collection::vec(0usize..300, 1..60),
+        tabs in prop::collection::vec(any::<bool>(), 60),
+        wide in any::<bool>(),
+        seeds in prop::collection::vec(any::<usize>(), 0..5),
+    ) {
+        // Lines of very different lengths, some with TABs or wide characters: the -L
+        // shortcut (only what follows a window's last line end) must never hide a maximum.
+        let mut input = Vec::new();
+        for (k, &len) in lens.iter().enumerate() {
+            for j in 0..len {
+                input.extend_from_slice(if wide && j % 7 == 3 { "語".as_bytes() } else { b"x" });
+            }
+            if tabs[k % tabs.len()] {
+                input.push(b'\t');
+            }
+            input.push(b'\n');
+        }
+        let cuts = cuts_for(input.len(), &seeds);
+        let want = Want { max_line_length: true, ..Want::default() };
+        let expected = wanted(reference_utf8(&input), want);
+        for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+            prop_assert_eq!(wanted(got, want), expected);
+        }
+    }
+}
+
+#[test]
+fn tab_lines_near_the_longest_at_every_alignment() {
+    // -L alone skips what cannot pass the longest line, bounding TABs at eight columns:
+    // lines of TABs just wider or narrower than an earlier line, at many alignments to the
+    // 64-byte windows, and with the TABs' line cut across windows.
+    let alone = Want { max_line_length: true, ..Want::default() };
+    let with_lines = Want { lines: true, bytes: true, ..alone };
+    for (charset, reference) in
+        [(Charset::Utf8, reference_utf8 as fn(&[u8]) -> Counts), (Charset::Unibyte, reference_c)]
+    {
+        for tabs in [1usize, 7, 8, 9, 56, 63, 64, 65, 120] {
+            for extra in [0, 1, 5] {
+                for longest in (8 * tabs).saturating_sub(9)..8 * tabs + 10 {
+                    for shift in (0..64).step_by(3) {
+                        let mut input = vec![b'a'; longest];
+                        input.extend(std::iter::repeat_n(b'\n', shift + 1));
+                        input.extend(std::iter::repeat_n(b'\t', tabs));
+                        input.extend(std::iter::repeat_n(b'b', extra));
+                        input.extend_from_slice(b"\nccc");
+                        for want in [alone, with_lines] {
+                            let expected = wanted(reference(&input), want);
+                            for got in count_all_ways(charset, &input, &[], want) {
+                                assert_eq!(wanted(got, want), expected, "{tabs} TABs + {extra}, {longest}, {shift}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn utf8_paths_agree_whatever_the_chunk_boundaries() {
+    // The character loop (-L on) is the reference for the mixed-block path (-L off), the
+    // chars-only path (no -w) and for every way of cutting the input into chunks.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..300 {
+        let input = utf8_noise(1 + round * 7, &mut seed);
+        let all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
+        let reference = count(Charset::Utf8, &input, &[], all);
+        let mut cuts: Vec<usize> = (0..4).map(|k| (seed as usize >> (k * 8)) % (input.len() + 1)).collect();
+        cuts.sort();
+        assert_eq!(count(Charset::Utf8, &input, &cuts, all), reference, "round {round} cuts {cuts:?}");
+        // Without -L the longest line is not computed (and not printed).
+        let no_l = count(Charset::Utf8, &input, &cuts, Want { max_line_length: false, ..all });
+        assert_eq!(no_l, Counts { max_line_length: no_l.max_line_length, ..reference }, "round {round}");
+        let chars = count(Charset::Utf8, &input, &cuts, Want { lines: true, chars: true, ..Want::default() });
+        assert_eq!((chars.chars, chars.lines, chars.bytes), (reference.chars, reference.lines, reference.bytes));
+    }
+}
+
+#[test]
+fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
+    // The test process has not called setlocale: the C locale.
+    let mut next = crate::testing::xorshift(0x1234_5678_9abc_def1u64);
+    for _ in 0..200 {
+        let len = (next() % 5000) as usize;
+        let input: Vec<u8> = (0..len)
+            .map(|_| match next() % 6 {
+                0 => b' ',
+                1 => b'\n',
+                2 => [b'\t', b'\r', 0x0b, 0x0c, 0xa0, 0][(next() % 6) as usize],
+                3 => (next() % 256) as u8,
+                _ => b'a' + (next() % 26) as u8,
+            })
+            .collect();
+        let mut cuts: Vec<usize> = (0..3).map(|_| (next() as usize) % (len + 1)).collect();
+        cuts.sort();
+        let want_all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
+        let want_fast = Want { max_line_length: false, ..want_all };
+        let expected = reference_c(&input);
+        assert_eq!(count(Charset::Unibyte, &input, &cuts, want_all), expected);
+        let fast = count(Charset::Unibyte, &input, &cuts, want_fast);
+        assert_eq!(fast, Counts { max_line_length: fast.max_line_length, ..expected });
+        assert_eq!(count_lines(&input), expected.lines);
+    }
+}

@@ -1,0 +1,279 @@
+//! `-L` alone: widths exact only where a line could pass the longest so far.
+
+use super::*;
+
+impl Counter<'_> {
+    /// -L without -w, and without -m in a multibyte locale: widths need only be exact where
+    /// they can pass the longest line so far (see `line_block`).
+    pub(super) fn width_alone(&self) -> bool {
+        self.want.max_line_length && !self.want.words && !(self.multibyte && self.want.chars)
+    }
+
+    /// -L alone (`width_alone`), from `buf[from..]` in 64-byte windows. A line's width grows
+    /// by at most one column per byte except at a TAB (at most eight); so the bytes since the
+    /// last exactly measured point need no measuring as long as that bound cannot pass the
+    /// longest line so far: windows are skipped with two compares (a few more when the whole
+    /// window's bound would not fit but each line's part of it does), and the line running at
+    /// the last line end of a skipped window starts a new unmeasured stretch. Only when the bound
+    /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
+    /// Returns where exact measuring stopped: the caller measures the rest.
+    #[inline(always)]
+    pub(super) fn width_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        // The tight bound asks the C library about 3,840 characters once: for large inputs.
+        if self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000() {
+            self.width_run_bounded::<M, true>(m, buf, from)
+        } else {
+            self.width_run_bounded::<M, false>(m, buf, from)
+        }
+    }
+
+    /// `width_run` with one byte's bound: at most its column (`TIGHT` false), or, in UTF-8
+    /// (`TIGHT` true), nothing at a continuation byte and two at the first byte of a character
+    /// from U+1000 on (the only ones that can be wide), so a character adds at most its width.
+    /// A skipped window takes no branch but the one that decides to measure.
+    #[inline(always)]
+    pub(super) fn width_run_bounded<M: BlockMasks, const TIGHT: bool>(
+        &mut self,
+        m: M,
+        buf: &[u8],
+        from: usize,
+    ) -> usize {
+        // `pos` is exact up to `start`; `[start, i)` is unmeasured and can add at most `grown`.
+        let mut i = from;
+        let mut start = from;
+        let mut grown = 0u64;
+        let mut pos = self.line_pos;
+        let mut longest = self.counts.max_line_length;
+        let mut lines = 0u64;
+        while i + 64 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let lf = m.eq(block, b'\n');
+            let tab = m.eq(block, b'\t');
+            let (one, two) = if TIGHT { (!m.continuation(block), m.ge(block, 0xe1)) } else { (u64::MAX, 0) };
+            let bound = |part: u64| {
+                u64::from((one & part).count_ones() + (two & part).count_ones() + 7 * (tab & part).count_ones())
+            };
+            let last = 64 - lf.leading_zeros();
+            let after = u64::MAX.checked_shl(last).unwrap_or(0);
+            // Even the whole window cannot make the running line the longest; or, closer: the
+            // running line ends at the window's first line end, the lines between its first
+            // and last line end are whole within it, and the line after its last begins a new
+            // stretch (lines of emoji and their joiners, whose bound is far above their width,
+            // need this to go unmeasured).
+            let fits = pos + grown + bound(u64::MAX) <= longest || {
+                let before = !u64::MAX.checked_shl(lf.trailing_zeros()).unwrap_or(0);
+                pos + grown + bound(before) <= longest && bound(!before & !after) <= longest
+            };
+            if fits {
+                // The line running at the window's last line end (if any) starts a new
+                // unmeasured stretch; without one the stretch grows by the whole window.
+                let tail = bound(after);
+                // All ones when the window has no line end: selects by masks, since a branch
+                // on line ends mispredicts on every other window of ordinary text.
+                let keep = u64::from(lf == 0).wrapping_neg();
+                start = (start & keep as usize) | ((i + last as usize) & !keep as usize);
+                pos &= keep;
+                grown = (grown & keep) + tail;
+                lines += u64::from(lf.count_ones());
+                i += 64;
+                continue;
+            }
+            match self.measure(m, buf, start, i + 64, pos) {
+                Some(at) => {
+                    i = at;
+                    start = at;
+                    grown = 0;
+                    pos = self.line_pos;
+                    longest = self.counts.max_line_length;
+                }
+                None => {
+                    self.counts.lines += lines;
+                    return start;
+                }
+            }
+        }
+        self.counts.lines += lines;
+        if start == i {
+            self.line_pos = pos;
+            return i;
+        }
+        match self.measure(m, buf, start, i, pos) {
+            Some(at) => at,
+            None => start,
+        }
+    }
+
+    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line
+    /// being `pos` wide at `start`; returns where it stopped, or None (with `line_pos` set
+    /// to `pos`) when a window could not be measured there (the caller measures from
+    /// `start` by other means).
+    #[inline(always)]
+    pub(super) fn measure<M: BlockMasks>(
+        &mut self,
+        m: M,
+        buf: &[u8],
+        start: usize,
+        to: usize,
+        pos: u64,
+    ) -> Option<usize> {
+        self.line_pos = pos;
+        let mut at = start;
+        while at < to {
+            if at + 64 > buf.len() {
+                return (at > start).then_some(at);
+            }
+            let used = if self.utf8 && M::TABLE_LOOKUPS && at + 67 <= buf.len() {
+                self.width_block(m, buf, at)
+            } else {
+                self.line_block::<M, true>(m, buf, at)
+            };
+            if used == 0 {
+                return (at > start).then_some(at);
+            }
+            at += used;
+        }
+        Some(at)
+    }
+
+    /// The widths of a UTF-8 window at `buf[at..]` (-L without -w or -m; `buf` must hold the
+    /// three bytes after it), with table look-ups only: the valid characters are found by their
+    /// byte patterns (`utf8_start_patterns`), and each one's width is looked up in the 64-entry
+    /// table of its block of 64 code points (the C library's answers, see `WideClasses`), one
+    /// block at a time: all the characters of a window from one block take one vector look-up.
+    /// Three-byte forms whose whole block is one width (most CJK and Hangul) take one look-up
+    /// per lead byte. The bits of the characters at least one column wide, and of those two
+    /// wide, then give a line's width between control characters by counting. Invalid bytes
+    /// and continuation bytes are no characters: no width. Returns 64.
+    #[inline(always)]
+    pub(super) fn width_block<M: BlockMasks>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
+        let w: &[u8; 67] = buf[at..at + 67].try_into().unwrap();
+        let (b0, b1, b2, b3): (&[u8; 64], &[u8; 64], &[u8; 64], &[u8; 64]) = (
+            w[..64].try_into().unwrap(),
+            w[1..65].try_into().unwrap(),
+            w[2..66].try_into().unwrap(),
+            w[3..].try_into().unwrap(),
+        );
+        let control_or_high = m.control_or_high(b0);
+        let high = m.high(b0);
+        // Printable ASCII is one column; then each block's characters by look-up.
+        let (mut w1, mut w2) = (!control_or_high, 0u64);
+        let (two, three, four) = if high == 0 {
+            (0, 0, 0)
+        } else {
+            let patterns = platform::simd::utf8_start_patterns();
+            let [two, three, four] = m.pattern_starts(
+                w[..66].try_into().unwrap(),
+                patterns,
+                [UTF8_TWO_BYTE, UTF8_THREE_BYTE, platform::simd::UTF8_FOUR_BYTE],
+            );
+            (two, three, four & m.continuation(b3))
+        };
+        let wide = &self.classes.wide;
+        let mut todo = two;
+        while todo != 0 {
+            let lead = b0[todo.trailing_zeros() as usize];
+            let same = todo & m.eq(b0, lead);
+            let [x1, x2, _] = m.lookup64(b1, wide.block64(u32::from(lead & 0x1f) << 6), [WIDTH_BITS, 0b10, 0]);
+            w1 |= same & x1;
+            w2 |= same & x2;
+            todo &= !same;
+        }
+        let mut todo = three;
+        while todo != 0 {
+            let lead = b0[todo.trailing_zeros() as usize];
+            let same_lead = todo & m.eq(b0, lead);
+            todo &= !same_lead;
+            let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let mixed = same_lead & mixed;
+            w1 |= same_lead & !mixed & x1;
+            w2 |= same_lead & !mixed & x2;
+            let mut rest = mixed;
+            // A few characters are looked up one by one, more one block at a time.
+            if rest.count_ones() <= FEW_CHARACTERS {
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let cp = (u32::from(lead & 0x0f) << 12) | (u32::from(b1[p] & 0x3f) << 6) | u32::from(b2[p] & 0x3f);
+                    let width = wide.get(cp) & WIDTH_BITS;
+                    w1 |= u64::from(width != 0) << p;
+                    w2 |= u64::from(width == 2) << p;
+                }
+            }
+            while rest != 0 {
+                let second = b1[rest.trailing_zeros() as usize];
+                let same = rest & m.eq(b1, second);
+                let first = (u32::from(lead & 0x0f) << 12) | (u32::from(second & 0x3f) << 6);
+                let [x1, x2, _] = m.lookup64(b2, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
+                w1 |= same & x1;
+                w2 |= same & x2;
+                rest &= !same;
+            }
+        }
+        let mut todo = four;
+        while todo != 0 {
+            let p = todo.trailing_zeros() as usize;
+            let (lead, second) = (b0[p], b1[p]);
+            let same_region = todo & m.eq(b0, lead) & m.eq(b1, second);
+            todo &= !same_region;
+            let [x1, x2, mixed] =
+                m.lookup64(b2, wide.region_blocks(lead, second), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let mixed = same_region & mixed;
+            w1 |= same_region & !mixed & x1;
+            w2 |= same_region & !mixed & x2;
+            let mut rest = mixed;
+            if rest.count_ones() <= FEW_CHARACTERS {
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let cp = (u32::from(lead & 0x07) << 18)
+                        | (u32::from(second & 0x3f) << 12)
+                        | (u32::from(b2[p] & 0x3f) << 6)
+                        | u32::from(b3[p] & 0x3f);
+                    let width = wide.get(cp) & WIDTH_BITS;
+                    w1 |= u64::from(width != 0) << p;
+                    w2 |= u64::from(width == 2) << p;
+                }
+            }
+            while rest != 0 {
+                let third = b2[rest.trailing_zeros() as usize];
+                let same = rest & m.eq(b2, third);
+                let first =
+                    (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12) | (u32::from(third & 0x3f) << 6);
+                let [x1, x2, _] = m.lookup64(b3, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
+                w1 |= same & x1;
+                w2 |= same & x2;
+                rest &= !same;
+            }
+        }
+        // Line ends, TABs and the other controls (no width) in order; the columns between them
+        // are counted.
+        let width =
+            |from: usize, to: usize| u64::from((w1 & span(from, to)).count_ones() + (w2 & span(from, to)).count_ones());
+        let mut controls = control_or_high & !high;
+        let (mut pos, mut longest, mut lines) = (self.line_pos, self.counts.max_line_length, 0u64);
+        let mut last = 0;
+        while controls != 0 {
+            let e = controls.trailing_zeros() as usize;
+            controls &= controls - 1;
+            pos += width(last, e);
+            last = e;
+            match b0[e] {
+                b'\n' | b'\r' | 0x0c => {
+                    lines += u64::from(b0[e] == b'\n');
+                    longest = longest.max(pos);
+                    pos = 0;
+                }
+                b'\t' => pos += 8 - pos % 8,
+                _ => {}
+            }
+        }
+        pos += width(last, 64);
+        self.line_pos = pos;
+        self.counts.max_line_length = longest;
+        if !self.bulk_lines {
+            self.counts.lines += lines;
+        }
+        64
+    }
+}

@@ -1,0 +1,331 @@
+//! The window paths of the counter: words (and the default count) by byte patterns, `-m` on
+//! valid UTF-8 by masks, and the general window that visits only the bytes that matter.
+
+use super::*;
+
+impl Counter<'_> {
+    /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
+    /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
+    /// see [`Utf8Spaces`]), and words end where white space follows a word byte, whatever the
+    /// script: nothing is decoded. Stops two bytes before the chunk's end (a space's last bytes
+    /// must be there to be seen), never inside a multibyte space; the bytes of any other
+    /// character it stops inside are word bytes either way. Returns where it stopped.
+    #[inline(always)]
+    pub(super) fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        // (Not even the spaces' patterns for an input too short for a window: they cost a
+        // few hundred look-ups in the C library's tables, a tenth of a tiny file's run.)
+        if from + 66 > buf.len() {
+            return from;
+        }
+        let Some(spaces) = self.classes.utf8_spaces() else {
+            return from;
+        };
+        let mut i = from;
+        let mut carry = 0u64;
+        let mut in_word = self.in_word;
+        let mut lead_filter = self.lead_filter;
+        let (mut words, mut lines) = (0u64, 0u64);
+        while i + 66 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let after: &[u8; 2] = buf[i + 64..i + 66].try_into().unwrap();
+            let mut space = m.ascii_space(block, None) | carry;
+            carry = 0;
+            // With table look-ups in several registers, windows without the lead byte of a
+            // space skip them (see `LeadFilter`; without table look-ups, `mask` itself starts
+            // with the leads).
+            if m.high(block) != 0
+                && (!M::TABLE_LOOKUPS || M::ONE_REGISTER || lead_filter.look_up(|| m.any_of(block, spaces.leads)))
+            {
+                let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
+                let by_tables = if M::TABLE_LOOKUPS { spaces.mask_by_tables(m, window) } else { None };
+                let (mb, next) = by_tables.unwrap_or_else(|| spaces.mask(m, block, after));
+                space |= mb;
+                carry = next;
+            }
+            lines += u64::from(m.eq(block, b'\n').count_ones());
+            // A word ends where a space follows a word byte (the carry is the previous byte).
+            let prev_nonspace = (!space << 1) | u64::from(in_word);
+            words += u64::from((space & prev_nonspace).count_ones());
+            in_word = space >> 63 == 0;
+            i += 64;
+        }
+        // The last bytes of a space that began in the last window: spaces, no line end.
+        i += carry.count_ones() as usize;
+        self.counts.words += words;
+        self.counts.lines += lines;
+        self.in_word = in_word;
+        self.lead_filter = lead_filter;
+        i
+    }
+
+    /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
+    /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
+    /// next window's check find no error, its characters are its bytes that are not
+    /// continuation bytes (windows of ASCII need no check at all). Where a check finds an error,
+    /// that window and the one before it (whose last character may be the broken one) are
+    /// counted exactly by `exact_chars`, which needs no decoding either. Windows need the three
+    /// bytes after them; it stops at a window boundary, maybe inside a character it counted
+    /// (its last bytes are no character to what follows, either way). Line ends are counted in
+    /// one pass at the end.
+    #[inline(always)]
+    pub(super) fn chars_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        if !M::TABLE_LOOKUPS {
+            return self.chars_run_by_masks(m, buf, from);
+        }
+        let mut i = from;
+        let mut chars = 0u64;
+        // The characters of the last window, counted but not yet confirmed by the next check.
+        let mut pending: Option<u64> = None;
+        let mut first = [0u8; 67];
+        while i + 67 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            // The three bytes before the window: before the run's start, which is a character
+            // boundary, ASCII stands for them.
+            let window: &[u8; 67] = if i == from {
+                first[3..].copy_from_slice(block);
+                &first
+            } else {
+                buf[i - 3..i + 64].try_into().unwrap()
+            };
+            if !m.utf8_errors(window) {
+                chars += pending.take().unwrap_or(0);
+                pending = Some(u64::from(64 - m.continuation(block).count_ones()));
+            } else {
+                if pending.take().is_some() {
+                    chars += exact_chars(m, buf, i - 64);
+                }
+                chars += exact_chars(m, buf, i);
+            }
+            i += 64;
+        }
+        if pending.is_some() {
+            // The last window's characters that reach past it were checked by no next window.
+            chars += exact_chars(m, buf, i - 64);
+        }
+        self.counts.chars += chars;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// [`Self::chars_run`] for instruction sets without table look-ups (SSE2, SWAR): blocks of
+    /// ASCII are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`]
+    /// or else by [`Self::line_block`]; line ends are counted in one pass at the end. Returns
+    /// where it stopped (the rest goes to the character loop).
+    #[inline(always)]
+    pub(super) fn chars_run_by_masks<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        let mut i = from;
+        self.bulk_lines = true;
+        while i + 64 <= buf.len() {
+            let ascii = m.ascii_blocks(&buf[i..]);
+            self.counts.chars += ascii as u64;
+            i += ascii;
+            if i + 64 > buf.len() {
+                break;
+            }
+            let used = match self.valid_utf8_block(m, buf[i..i + 64].try_into().unwrap()) {
+                0 => self.line_block::<M, false>(m, buf, i),
+                used => used,
+            };
+            if used == 0 {
+                break;
+            }
+            i += used;
+        }
+        self.bulk_lines = false;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
+    /// alone (characters are the bytes that are not continuation bytes), checking the
+    /// structure as a whole: no byte that never occurs in UTF-8, continuation bytes exactly
+    /// where the lead bytes want them, and the second-byte limits of the leads E0, ED, F0, F4
+    /// (no overlong form, no surrogate, nothing past U+10FFFF). The window ends before a
+    /// character that would cross its end. Returns the bytes used, or 0 when anything is off
+    /// (the character loop then decides, byte by byte).
+    #[inline(always)]
+    pub(super) fn valid_utf8_block<M: BlockMasks>(&mut self, m: M, block: &[u8; 64]) -> usize {
+        let r = m.utf8_ranges(block);
+        // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
+        if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
+            return 0;
+        }
+        let crossing = r.crossing_leads();
+        let end = if crossing == 0 { 64 } else { crossing.trailing_zeros() as usize };
+        if end == 0 {
+            return 0;
+        }
+        let valid = u64::MAX >> (64 - end);
+        let [lead2, lead3, lead4] = r.leads().map(|lead| lead & valid);
+        let expected = ((lead2 | lead3 | lead4) << 1) | ((lead3 | lead4) << 2) | (lead4 << 3);
+        if expected != r.cont & valid {
+            return 0;
+        }
+        // Only the leads E0, ED, F0 and F4 limit their second byte (rare in most text).
+        let mut long = (m.eq(block, 0xe0) | m.eq(block, 0xed) | m.eq(block, 0xf0) | m.eq(block, 0xf4)) & valid;
+        while long != 0 {
+            let p = long.trailing_zeros() as usize;
+            long &= long - 1;
+            let ok = match block[p] {
+                0xe0 => block[p + 1] >= 0xa0,
+                0xed => block[p + 1] < 0xa0,
+                0xf0 => block[p + 1] >= 0x90,
+                _ => block[p + 1] < 0x90,
+            };
+            if !ok {
+                return 0;
+            }
+        }
+        if !self.bulk_lines {
+            self.counts.lines += u64::from((m.eq(block, b'\n') & valid).count_ones());
+        }
+        self.counts.chars += u64::from((!r.cont & valid).count_ones());
+        end
+    }
+
+    /// A 64-byte window at `buf[at..]`, for -L (`WIDTH`) in a single-byte or UTF-8 locale, and
+    /// without -L for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters
+    /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` the controls
+    /// (line ends, TAB, ...), and the bytes that may begin a UTF-8 character (a lead byte with
+    /// the continuation bytes it wants; in a single-byte locale every byte above 0x7f unless none
+    /// is printable). Any other byte above 0x7f is an invalid byte or a continuation byte a lead
+    /// takes with it: invalid ones are word bytes, no character, width 0, so they need no visit
+    /// (a run between events is as wide as its bytes below 0x80). A UTF-8 character is decoded
+    /// (which also checks the E0/ED/F0/F4 limits) and classified from the cached C-library
+    /// classes (its bytes join the space mask if it is white space). The window ends before a
+    /// character that would cross its end. Returns the bytes used (0: leave this window to the
+    /// character loop).
+    #[inline(always)]
+    pub(super) fn line_block<M: BlockMasks, const WIDTH: bool>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
+        let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+        let mut space = if self.want.words { m.ascii_space(block, self.classes.space_high) } else { 0 };
+        let high = m.high(block);
+        let controls = if WIDTH { m.controls(block) } else { 0 };
+        // `high`: the bytes above 0x7f, counted out of characters; `hidden`: those that are not
+        // events, counted out of a run's width.
+        let (high, hidden, mut events) = if self.utf8 && high == 0 {
+            (0, 0, controls)
+        } else if self.utf8 {
+            let r = m.utf8_ranges(block);
+            let [lead2, lead3, lead4] = r.leads();
+            let (c1, c2, c3) = (r.cont >> 1, r.cont >> 2, r.cont >> 3);
+            let starts = (lead2 & c1) | (lead3 & c1 & c2) | (lead4 & c1 & c2 & c3);
+            // Leads whose characters would reach past the window: decoding decides.
+            (r.high, r.high, controls | starts | r.crossing_leads())
+        } else if self.classes.high_unprintable {
+            // A single-byte locale whose bytes above 0x7f are all unprintable (C, POSIX).
+            (0, high, controls)
+        } else {
+            (0, 0, m.control_or_high(block))
+        };
+        let mut end = 64;
+        let mut last = 0;
+        let mut pos = self.line_pos;
+        let mut longest = self.counts.max_line_length;
+        let mut wide_chars = 0u64;
+        // -L without -w or -m: a line's width grows by at most one column per byte, except at a
+        // TAB (up to eight): every character is at most as wide as its encoding is long, other
+        // controls have no width, CR and FF only end lines. So when the window has a line end
+        // and even the line running into it plus the whole window (TABs at their widest) cannot
+        // pass the longest line so far, nothing before its last line end can change the answer:
+        // only what follows that line end is measured.
+        let lf = m.eq(block, b'\n');
+        if WIDTH && lf != 0 && self.width_alone() {
+            let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };
+            if pos + 64 + 7 * u64::from(tabs) <= longest {
+                last = 64 - lf.leading_zeros() as usize;
+                events &= span(last, 64);
+                pos = 0;
+            }
+        }
+        while events != 0 {
+            let p = events.trailing_zeros() as usize;
+            if WIDTH {
+                pos += (p - last) as u64;
+                if hidden != 0 {
+                    pos -= u64::from((hidden & span(last, p)).count_ones());
+                }
+            }
+            let c = block[p];
+            let mut n = 1;
+            // Most frequent first: line ends, then non-ASCII, TABs, the rest.
+            if c == b'\n' {
+                longest = longest.max(pos);
+                pos = 0;
+            } else if c >= 0x80 {
+                if self.utf8 {
+                    match utf8_char(&buf[at + p..]) {
+                        Utf8::Char(wc, len) if p + len <= 64 => {
+                            if WIDTH || self.want.words {
+                                let class = self.classes.wide.get(wc);
+                                pos += u64::from(class & WIDTH_BITS);
+                                if class & SPACE_BIT != 0 {
+                                    space |= ((1u64 << len) - 1) << p;
+                                }
+                            }
+                            wide_chars += 1;
+                            n = len;
+                        }
+                        Utf8::Invalid => {}
+                        Utf8::Char(..) | Utf8::Incomplete => {
+                            last = p;
+                            end = p;
+                            break;
+                        }
+                    }
+                } else {
+                    pos += u64::from(self.classes.print[c as usize]);
+                }
+            } else if c == b'\t' {
+                pos += 8 - pos % 8;
+            } else if c == b'\r' || c == 0x0c {
+                longest = longest.max(pos);
+                pos = 0;
+            }
+            last = p + n;
+            events &= span(last, 64);
+        }
+        if end == 0 {
+            return 0;
+        }
+        if WIDTH {
+            pos += (end - last) as u64 - u64::from((hidden & span(last, end)).count_ones());
+            self.line_pos = pos;
+            self.counts.max_line_length = longest;
+        }
+        let valid = u64::MAX >> (64 - end);
+        if !self.bulk_lines {
+            self.counts.lines += u64::from((lf & valid).count_ones());
+        }
+        if self.want.words {
+            let space = space & valid;
+            let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+            self.counts.words += u64::from((space & prev_nonspace & valid).count_ones());
+            self.in_word = space >> (end - 1) & 1 == 0;
+        }
+        if self.multibyte {
+            self.counts.chars += u64::from((!high & valid).count_ones()) + wide_chars;
+        }
+        end
+    }
+}
+
+/// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the
+/// three bytes after it): ASCII bytes, and the positions where a valid form begins (nibble
+/// look-ups of each position's first three bytes, a continuation byte fourth for four-byte
+/// forms). Exact whatever the bytes: an invalid byte begins no character, as in GNU.
+#[inline(always)]
+fn exact_chars<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> u64 {
+    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+    let window: &[u8; 66] = buf[at..at + 66].try_into().unwrap();
+    let four_byte = platform::simd::UTF8_FOUR_BYTE;
+    let [short, long, _] = m.pattern_starts(window, platform::simd::utf8_start_patterns(), [!four_byte, four_byte, 0]);
+    let cont3 = m.continuation(buf[at + 3..at + 67].try_into().unwrap());
+    u64::from((!m.high(block) | short | (long & cont3)).count_ones())
+}

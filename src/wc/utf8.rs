@@ -1,0 +1,266 @@
+//! UTF-8 for `wc`: the multibyte white space as byte patterns, and one-character decoding.
+
+use super::classes::{SPACE_BIT, WideClasses};
+use crate::platform::simd::{BlockMasks, NibblePatterns};
+
+/// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
+/// accepts, and GNU's no-break spaces, as byte patterns. Every such character has a two- or
+/// three-byte form (Unicode's white space is U+0085, U+00A0, U+1680, U+180E, U+2000..=U+200B,
+/// U+2028, U+2029, U+202F, U+205F, U+2060, U+3000 and U+FEFF at most, whatever the version: the
+/// candidates asked about; a test checks every code point against GNU), so a window's spaces
+/// are found by comparing bytes: a lead and a second byte from `pairs`, and a third byte from
+/// the pair's set. No decoding: an invalid byte never matches (it is a word byte, as in GNU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Utf8Spaces {
+    /// The distinct lead bytes, second bytes and lone third bytes the patterns test. Unused
+    /// slots repeat slot 0 (and unused pattern slots repeat pattern 0): every slot is tested,
+    /// so the loops have fixed counts and compile to straight-line code.
+    pub(super) leads: [u8; SPACE_LEADS],
+    pub(super) seconds: [u8; SPACE_SECONDS],
+    pub(super) thirds: [u8; SPACE_THIRDS],
+    /// Each pattern: its lead slot, second-byte slot, and what completes it.
+    pub(super) patterns: [(usize, usize, Third); SPACE_PATTERNS],
+    /// The same spaces as nibble look-up patterns (for instruction sets with table look-ups),
+    /// and which pattern bits are two-byte and three-byte forms; None if they need more than
+    /// eight patterns.
+    pub(super) nibbles: Option<(NibblePatterns, u8, u8)>,
+}
+
+/// What completes a space pattern after its lead and second byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Third {
+    /// Nothing: a two-byte character.
+    None,
+    /// The one third byte in this `thirds` slot (U+3000, U+1680).
+    Slot(usize),
+    /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (the
+    /// U+2000 block, where the common punctuation shares the first two bytes).
+    Set(u64),
+}
+
+/// Code points that are white space in some version of Unicode (candidates for `Utf8Spaces`).
+pub(super) const SPACE_CANDIDATES: [std::ops::RangeInclusive<u32>; 6] =
+    [0x80..=0xff, 0x1680..=0x1680, 0x180e..=0x180e, 0x2000..=0x206f, 0x3000..=0x3000, 0xfeff..=0xfeff];
+
+/// Slots (glibc: patterns C2 A0, E1 9A, E2 80, E2 81, E3 80; leads C2 E1 E2 E3; seconds A0 9A
+/// 80 81; lone thirds 80. musl has C2 85 for U+0085 where glibc has E1 9A 80); a C library that
+/// needs more leaves the byte-pattern path untaken.
+pub(super) const SPACE_PATTERNS: usize = 6;
+pub(super) const SPACE_LEADS: usize = 4;
+pub(super) const SPACE_SECONDS: usize = 4;
+pub(super) const SPACE_THIRDS: usize = 2;
+
+impl Utf8Spaces {
+    pub(super) fn new(wide: &WideClasses) -> Option<Utf8Spaces> {
+        let mut pairs: Vec<(u8, u8, u64)> = Vec::new();
+        for cp in SPACE_CANDIDATES.into_iter().flatten() {
+            if wide.classify(cp) & SPACE_BIT == 0 {
+                continue;
+            }
+            let ch = char::from_u32(cp)?;
+            let mut utf8 = [0u8; 4];
+            let bytes = ch.encode_utf8(&mut utf8).as_bytes();
+            let third = bytes.get(2).map_or(0, |&t| 1u64 << (t - 0x80));
+            match pairs.iter_mut().find(|p| p.0 == bytes[0] && p.1 == bytes[1]) {
+                Some(pair) => pair.2 |= third,
+                None => pairs.push((bytes[0], bytes[1], third)),
+            }
+        }
+        let distinct = |values: Vec<u8>| {
+            let mut v = values;
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let leads = distinct(pairs.iter().map(|p| p.0).collect());
+        let seconds = distinct(pairs.iter().map(|p| p.1).collect());
+        let thirds = distinct(
+            pairs.iter().filter(|p| p.2.count_ones() == 1).map(|p| 0x80 + p.2.trailing_zeros() as u8).collect(),
+        );
+        if pairs.is_empty()
+            || pairs.len() > SPACE_PATTERNS
+            || leads.len() > SPACE_LEADS
+            || seconds.len() > SPACE_SECONDS
+            || thirds.len() > SPACE_THIRDS
+        {
+            return None;
+        }
+        let slot = |values: &[u8], v: u8| values.iter().position(|&x| x == v).unwrap_or(0);
+        let pattern = |&(lead, second, set): &(u8, u8, u64)| {
+            let third = match set.count_ones() {
+                0 => Third::None,
+                1 => Third::Slot(slot(&thirds, 0x80 + set.trailing_zeros() as u8)),
+                _ => Third::Set(set),
+            };
+            (slot(&leads, lead), slot(&seconds, second), third)
+        };
+        let fill = |values: &[u8], k: usize| *values.get(k).unwrap_or(values.first().unwrap_or(&0x80));
+        let nibbles = Self::nibbles(&pairs);
+        Some(Utf8Spaces {
+            nibbles,
+            leads: std::array::from_fn(|k| fill(&leads, k)),
+            seconds: std::array::from_fn(|k| fill(&seconds, k)),
+            thirds: std::array::from_fn(|k| fill(&thirds, k)),
+            patterns: std::array::from_fn(|k| pattern(pairs.get(k).unwrap_or(&pairs[0]))),
+        })
+    }
+
+    /// The spaces as nibble patterns: a lead and a second byte (each one byte: one nibble of
+    /// each kind), and for three-byte forms the third bytes grouped by high nibble into sets of
+    /// equal low nibbles, one pattern each (glibc: seven patterns).
+    pub(super) fn nibbles(pairs: &[(u8, u8, u64)]) -> Option<(NibblePatterns, u8, u8)> {
+        let one = |b: u8| (1u16 << (b >> 4), 1u16 << (b & 15));
+        let mut patterns = NibblePatterns::default();
+        let (mut two, mut three, mut next) = (0u8, 0u8, 0u32);
+        for &(lead, second, set) in pairs {
+            // The third bytes by high nibble (8..=B): their low nibbles.
+            let lows: [u16; 4] = std::array::from_fn(|h| ((set >> (16 * h)) & 0xffff) as u16);
+            let mut groups: Vec<(u16, u16)> = Vec::new();
+            for (h, &low) in lows.iter().enumerate().filter(|(_, l)| **l != 0) {
+                match groups.iter_mut().find(|g| g.1 == low) {
+                    Some(g) => g.0 |= 1 << (8 + h),
+                    None => groups.push((1 << (8 + h), low)),
+                }
+            }
+            let thirds: Vec<Option<(u16, u16)>> =
+                if set == 0 { vec![None] } else { groups.into_iter().map(Some).collect() };
+            for third in thirds {
+                let bit = 1u8.checked_shl(next)?;
+                next += 1;
+                let (h, l) = one(lead);
+                patterns.allow(bit, 0, h, l);
+                let (h, l) = one(second);
+                patterns.allow(bit, 1, h, l);
+                match third {
+                    None => {
+                        patterns.allow(bit, 2, 0xffff, 0xffff);
+                        two |= bit;
+                    }
+                    Some((highs, lows)) => {
+                        patterns.allow(bit, 2, highs, lows);
+                        three |= bit;
+                    }
+                }
+            }
+        }
+        Some((patterns, two, three))
+    }
+
+    /// [`Self::mask`] by table look-ups.
+    #[inline(always)]
+    pub(super) fn mask_by_tables<M: BlockMasks>(&self, m: M, window: &[u8; 66]) -> Option<(u64, u64)> {
+        let (patterns, two, three) = self.nibbles.as_ref()?;
+        let [two, three, _] = m.pattern_starts(window, patterns, [*two, *three, 0]);
+        let spread = u128::from(two) * 0b11 + u128::from(three) * 0b111;
+        Some((spread as u64, (spread >> 64) as u64))
+    }
+
+    /// The bytes of the multibyte spaces that begin in `block` (which `after`, its next two
+    /// bytes, follows): bit i for `block[i]`, and the bits past the block's end (the last bytes
+    /// of a space that begins in its last two bytes) in the second mask, bit 0 for `after[0]`.
+    #[inline(always)]
+    pub(super) fn mask<M: BlockMasks>(&self, m: M, block: &[u8; 64], after: &[u8; 2]) -> (u64, u64) {
+        let leads = self.leads.map(|b| m.eq(block, b));
+        if leads.iter().fold(0, |a, &l| a | l) == 0 {
+            return (0, 0);
+        }
+        let seconds = self.seconds.map(|b| (m.eq(block, b) >> 1) | (u64::from(after[0] == b) << 63));
+        let thirds = self
+            .thirds
+            .map(|b| (m.eq(block, b) >> 2) | (u64::from(after[0] == b) << 62) | (u64::from(after[1] == b) << 63));
+        let (mut two, mut three, mut check) = (0u64, 0u64, 0u64);
+        for (lead, second, third) in self.patterns {
+            let start = leads[lead] & seconds[second];
+            match third {
+                Third::None => two |= start,
+                Third::Slot(t) => three |= start & thirds[t],
+                Third::Set(_) => check |= start,
+            }
+        }
+        if check != 0 {
+            three |= self.confirm(block, after, check);
+        }
+        let spread = u128::from(two) * 0b11 + u128::from(three) * 0b111;
+        (spread as u64, (spread >> 64) as u64)
+    }
+
+    /// The candidates (lead and second byte of a `Set` pattern) whose third byte completes a
+    /// space.
+    #[inline(never)]
+    pub(super) fn confirm(&self, block: &[u8; 64], after: &[u8; 2], mut candidates: u64) -> u64 {
+        let byte_at = |q: usize| if q < 64 { block[q] } else { after[q - 64] };
+        let mut three = 0;
+        while candidates != 0 {
+            let p = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let (lead, second, third) = (block[p], byte_at(p + 1), byte_at(p + 2));
+            let set = self.patterns.iter().find_map(|&(l, s, t)| match t {
+                Third::Set(set) if self.leads[l] == lead && self.seconds[s] == second => Some(set),
+                _ => None,
+            });
+            if let Some(set) = set
+                && (0x80..0xc0).contains(&third)
+                && set >> (third - 0x80) & 1 != 0
+            {
+                three |= 1 << p;
+            }
+        }
+        three
+    }
+}
+
+/// One step of UTF-8 decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Utf8 {
+    Char(u32, usize),
+    Invalid,
+    Incomplete,
+}
+
+/// Decodes the character at the start of `bytes` by the Unicode rules (no overlong forms, no
+/// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
+/// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
+/// inside a character that could still be valid.
+#[inline(always)]
+pub(super) fn utf8_char(bytes: &[u8]) -> Utf8 {
+    let lead = bytes[0];
+    // The common forms first: two bytes, and three bytes with no surrogate or overlong form.
+    if let [0xc2..=0xdf, b1, ..] = *bytes {
+        if b1 & 0xc0 != 0x80 {
+            return Utf8::Invalid;
+        }
+        return Utf8::Char((u32::from(lead & 0x1f) << 6) | u32::from(b1 & 0x3f), 2);
+    }
+    if let [0xe1..=0xec | 0xee..=0xef, b1, b2, ..] = *bytes {
+        if (b1 & 0xc0 != 0x80) | (b2 & 0xc0 != 0x80) {
+            return utf8_char_slow(bytes);
+        }
+        return Utf8::Char((u32::from(lead & 0x0f) << 12) | (u32::from(b1 & 0x3f) << 6) | u32::from(b2 & 0x3f), 3);
+    }
+    utf8_char_slow(bytes)
+}
+
+#[cold]
+pub(super) fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
+    let lead = bytes[0];
+    let (len, second) = match lead {
+        0x00..=0x7f => return Utf8::Char(u32::from(lead), 1),
+        0xc2..=0xdf => (2, 0x80..=0xbf),
+        0xe0 => (3, 0xa0..=0xbf),
+        0xe1..=0xec | 0xee..=0xef => (3, 0x80..=0xbf),
+        0xed => (3, 0x80..=0x9f),
+        0xf0 => (4, 0x90..=0xbf),
+        0xf1..=0xf3 => (4, 0x80..=0xbf),
+        0xf4 => (4, 0x80..=0x8f),
+        _ => return Utf8::Invalid,
+    };
+    let mut wc = u32::from(lead) & (0x7f >> len);
+    for (k, &b) in bytes.iter().enumerate().take(len).skip(1) {
+        let ok = if k == 1 { second.contains(&b) } else { (0x80..=0xbf).contains(&b) };
+        if !ok {
+            return Utf8::Invalid;
+        }
+        wc = (wc << 6) | u32::from(b & 0x3f);
+    }
+    if bytes.len() < len { Utf8::Incomplete } else { Utf8::Char(wc, len) }
+}

@@ -5,7 +5,7 @@
 use super::classes::ByteClasses;
 use super::count::{self, Counter, Counts, Want};
 use super::{BIG_BUFFER_SIZE, BUFFER_SIZE};
-use crate::platform::{self, Charset, Fd, FileKind};
+use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
 
@@ -22,17 +22,20 @@ const MAP_PIECE: usize = 256 << 10;
 /// mappings of the page cache, MAP_WINDOW at a time, while at least MAP_MIN is left; then sets
 /// the offset past what was fed (reads take the rest: a tail, a file that grew). Nothing
 /// happens where files are not mapped (other systems, the portable build, /proc, pipes).
+/// `info`: what `fstat` said of `fd` when its count began (None: it failed).
 ///
 /// A file that shrinks meanwhile: the mapping's SIGBUS handler puts zero pages past its new
 /// end and records where (`cut`). After each piece, the next page is touched (past the end,
 /// that is a cut too) and, at a cut or a window's end, `fstat` gives the real size: a piece
 /// that may hold bytes past the end is fed again from the state saved before it, up to the
 /// end. `state` is cloned once per piece (a counter is a few hundred bytes).
-pub(super) fn feed_mapped<S: Clone>(fd: Fd, state: &mut S, mut feed: impl FnMut(&mut S, &[u8])) -> io::Result<()> {
-    if !platform::MAPPED_FILES {
-        return Ok(());
-    }
-    let Ok(info) = platform::fstat(fd) else {
+pub(super) fn feed_mapped<S: Clone>(
+    fd: Fd,
+    info: Option<FileInfo>,
+    state: &mut S,
+    mut feed: impl FnMut(&mut S, &[u8]),
+) -> io::Result<()> {
+    let Some(info) = info.filter(|_| platform::MAPPED_FILES) else {
         return Ok(());
     };
     if info.kind != FileKind::Regular {
@@ -181,9 +184,16 @@ impl Buffers {
 
 /// Bytes alone: from the size of a regular file when it can be trusted, reading what
 /// follows the current offset otherwise. Leaves the offset at the end, as GNU does.
-/// `named`: a file wc opened itself, at offset 0, whose offset does not matter afterwards.
-pub(super) fn count_bytes_only(fd: Fd, named: bool, buffers: &mut Buffers, bytes: &mut u64) -> io::Result<()> {
-    if let Ok(info) = platform::fstat(fd) {
+/// `info`: what `fstat` said of `fd`; `named`: a file wc opened itself, at offset 0, whose
+/// offset does not matter afterwards.
+pub(super) fn count_bytes_only(
+    fd: Fd,
+    info: Option<FileInfo>,
+    named: bool,
+    buffers: &mut Buffers,
+    bytes: &mut u64,
+) -> io::Result<()> {
+    if let Some(info) = info {
         if info.kind == FileKind::Pipe && platform::ZERO_COPY {
             // A pipe: move its pages to /dev/null without copying, adding up what moved.
             if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {

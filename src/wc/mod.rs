@@ -4,13 +4,14 @@
 //! Plan: parse; pick the inputs (operands, standard input, or NUL-separated names from
 //! `--files0-from`, read at once from a regular file and streamed otherwise); compute GNU's
 //! column width from the inputs' `stat`; then count each input by the cheapest path its
-//! options allow (`count`): `fstat` for bytes alone, block masks for lines, the full loop
-//! otherwise; print a line per input (a read error after its line, as GNU 9.12) and the total.
+//! options allow (`plan`): `fstat` for bytes alone, a SIMD byte count for lines, the counter
+//! (`count`) otherwise; print a line per input (a read error after its line, as GNU 9.12) and the total.
 
 mod classes;
 mod cli;
 pub mod count;
 mod input;
+mod plan;
 mod utf8;
 
 pub use cli::{TOTAL_WHEN, command};
@@ -22,6 +23,7 @@ use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use classes::ByteClasses;
 use count::{Counter, Counts, Want};
 use input::{Buffers, NameReader, count_bytes_only, count_range, feed_mapped};
+use plan::{Method, Plan};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -35,9 +37,6 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// Once an input fills the small buffer, reads of 1 MiB: fewer system calls, and the
 /// kernel's copy runs faster (wc -l of 200 MB cached: 22.6 against 26.3 ms, same run).
 const BIG_BUFFER_SIZE: usize = 1024 * 1024;
-/// Named regular files at least this large are counted in two halves on two threads, when the
-/// process may run on two CPUs or more (not when pinned to one).
-const PARALLEL_MIN: u64 = 64 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TotalMode {
@@ -418,53 +417,45 @@ impl Wc {
         Ok(())
     }
 
-    /// Counts what is left in `fd` (`named`: a file we opened); a read error stops the count
-    /// (what was counted stays).
+    /// Counts what is left in `fd` (`named`: a file we opened) by the path [`plan::plan`]
+    /// picks; a read error stops the count (what was counted stays).
     fn count_fd(&mut self, fd: Fd, named: bool) -> (Counts, Option<io::Error>) {
-        let multibyte = self.charset != Charset::Unibyte;
-        let count_bytes = if multibyte { self.want.bytes } else { self.want.bytes || self.want.chars };
-        let count_chars = multibyte && self.want.chars;
-        let complicated = self.want.words || self.want.max_line_length;
-        if count_bytes && !count_chars && !self.want.lines && !complicated {
-            let mut counts = Counts::default();
-            let result = count_bytes_only(fd, named, &mut self.buffers, &mut counts.bytes);
-            counts.chars = counts.bytes;
-            return (counts, result.err());
+        let info = platform::fstat(fd).ok();
+        let plan = plan::plan(self.want, self.charset, info.as_ref(), named);
+        if self.debug && plan.method == Method::Lines {
+            report_kernel();
         }
-        if !count_chars && !complicated {
-            if self.debug {
-                report_kernel();
+        let halves = if plan.halves { info.and_then(|info| self.count_halves(fd, info, plan.method)) } else { None };
+        let (mut counts, error) = match (halves, plan.method) {
+            (Some(done), _) => done,
+            (None, Method::Bytes) => {
+                let mut counts = Counts::default();
+                let result = count_bytes_only(fd, info, named, &mut self.buffers, &mut counts.bytes);
+                (counts, result.err())
             }
-            if named && let Some((mut counts, error)) = self.count_halves(fd, false) {
-                counts.chars = counts.bytes;
-                return (counts, error);
+            (None, Method::Lines) => {
+                let mut counts = Counts::default();
+                let count = |counts: &mut Counts, chunk: &[u8]| {
+                    counts.bytes += chunk.len() as u64;
+                    counts.lines += count::count_lines(chunk);
+                };
+                let error = match feed_mapped(fd, info, &mut counts, count) {
+                    Err(err) => Some(err),
+                    Ok(()) => self.buffers.read_all(fd, |chunk| count(&mut counts, chunk)),
+                };
+                (counts, error)
             }
-            let mut counts = Counts::default();
-            let count = |counts: &mut Counts, chunk: &[u8]| {
-                counts.bytes += chunk.len() as u64;
-                counts.lines += count::count_lines(chunk);
-            };
-            let error = match feed_mapped(fd, &mut counts, count) {
-                Err(err) => Some(err),
-                Ok(()) => self.buffers.read_all(fd, |chunk| count(&mut counts, chunk)),
-            };
-            counts.chars = counts.bytes;
-            return (counts, error);
-        }
-        if named && let Some((mut counts, error)) = self.count_halves(fd, true) {
-            if !count_chars {
-                counts.chars = counts.bytes;
+            (None, Method::Counter) => {
+                let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
+                let mut counter = Counter::new(self.want, classes, self.charset);
+                let error = match feed_mapped(fd, info, &mut counter, |counter, chunk| counter.feed(chunk)) {
+                    Err(err) => Some(err),
+                    Ok(()) => self.buffers.read_all(fd, |chunk| counter.feed(chunk)),
+                };
+                (counter.finish(), error)
             }
-            return (counts, error);
-        }
-        let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
-        let mut counter = Counter::new(self.want, classes, self.charset);
-        let error = match feed_mapped(fd, &mut counter, |counter, chunk| counter.feed(chunk)) {
-            Err(err) => Some(err),
-            Ok(()) => self.buffers.read_all(fd, |chunk| counter.feed(chunk)),
         };
-        let mut counts = counter.finish();
-        if !count_chars {
+        if Plan::chars_are_bytes(self.want, self.charset) {
             counts.chars = counts.bytes;
         }
         (counts, error)
@@ -473,14 +464,11 @@ impl Wc {
     /// A large regular file on a machine where we may use two CPUs: the halves before and after
     /// the first line end past the middle are counted at once, the second on another thread.
     /// A line end is where every count can be cut (no word, line or character spans it), so
-    /// the counts just add up (the longest line: the larger). `counter`: the full counter, else
-    /// lines (and bytes) only. None when the file does not qualify (nothing read). Only for
-    /// files wc opened itself: their offset does not matter afterwards.
-    fn count_halves(&mut self, fd: Fd, counter: bool) -> Option<(Counts, Option<io::Error>)> {
-        let info = platform::fstat(fd).ok()?;
-        if info.kind != FileKind::Regular || info.size < PARALLEL_MIN {
-            return None;
-        }
+    /// the counts just add up (the longest line: the larger). `method`: the full counter, or
+    /// lines (and bytes) only. None when the machine or the file does not qualify (nothing
+    /// read). Only for files wc opened itself: their offset does not matter afterwards.
+    fn count_halves(&mut self, fd: Fd, info: FileInfo, method: Method) -> Option<(Counts, Option<io::Error>)> {
+        let counter = method == Method::Counter;
         if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
             return None;
         }

@@ -88,11 +88,16 @@ test-deps:
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
 # once with the zero-copy paths and once with the portable fallbacks only; then the unit tests
 # (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
+# Tests name what they could not run here (a kernel this CPU lacks) in $(SKIPS), listed at the end.
+SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
-	$(CARGO) test --release
+	rm -f $(SKIPS)
+	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release
 	$(MAKE) test-gnu
-	$(CARGO) test --release --features portable
+	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release --features portable
 	$(MAKE) test-aarch64
+	@if [ -s $(SKIPS) ]; then echo "Not run on this machine (the rest of those tests ran):"; sort -u $(SKIPS); \
+	else echo "Every kernel this build has was tested on this CPU."; fi
 
 # GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
 # run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:

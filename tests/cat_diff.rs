@@ -109,7 +109,7 @@ fn every_simd_kernel_formats_the_same() {
         let [_, mut gnu] = both("cat", "cat");
         gnu.args(opts).args(&paths);
         let expected = run_piped(gnu, None);
-        for kernel in ["portable", "neon", "sse2", "avx2", "avx512"] {
+        for kernel in kernels("cat_diff::every_simd_kernel_formats_the_same") {
             let [mut mine, _] = both("cat", "cat");
             mine.env("RAPIDUTILS_SIMD", kernel).args(opts).args(&paths);
             let gnu = Outcome {

@@ -1,6 +1,10 @@
 //! Helpers: locating our binaries and the GNU oracle, running a command with its output cut
 //! after N bytes, and describing how it ended.
 
+#[path = "../src/testing/skips.rs"]
+mod skips;
+
+pub use skips::skipped;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -299,4 +303,37 @@ pub fn big_data() -> &'static (PathBuf, Vec<u8>) {
         std::fs::write(&path, &data).unwrap();
         (path, data)
     })
+}
+
+/// The names `RAPIDUTILS_SIMD` takes whose kernels our binaries really run here (asked of
+/// `wc --debug`, which names the kernel a setting led to); the rest, which would silently run
+/// another kernel, are reported as skipped by `test` (see [`skipped`]). Kernels of another
+/// architecture are not this build's and are left out without a word.
+pub fn kernels(test: &str) -> Vec<&'static str> {
+    let arch_kernels: &[&'static str] = if cfg!(feature = "portable") {
+        &["portable"]
+    } else if arch() == "aarch64" {
+        &["portable", "neon"]
+    } else {
+        &["portable", "sse2", "avx2", "avx512"]
+    };
+    let mut run = Vec::new();
+    for &kernel in arch_kernels {
+        let out = Command::new(ours("wc"))
+            .env("RAPIDUTILS_SIMD", kernel)
+            .args(["-l", "--debug", "/dev/null"])
+            .output()
+            .expect("wc runs");
+        if String::from_utf8_lossy(&out.stderr).contains(&format!("RAPIDUTILS_SIMD: using {kernel}\n")) {
+            run.push(kernel);
+        } else {
+            skipped(
+                test,
+                &format!("the {kernel} kernel"),
+                "this CPU lacks it, or the build or GLIBC_TUNABLES left it out",
+            );
+        }
+    }
+    assert!(run.contains(&"portable"), "the portable kernel always runs");
+    run
 }

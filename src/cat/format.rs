@@ -792,7 +792,6 @@ mod tests {
     /// to all of them, at every length around the block and window sizes.
     #[test]
     fn map_bytes_matches_the_table_in_every_kernel() {
-        use platform::simd::Kernel;
         struct Map<'a>(&'a [u8], &'a [Shown; 256], &'a mut OutBuf);
         impl WithMasks for Map<'_> {
             type Output = ();
@@ -822,7 +821,7 @@ mod tests {
                     .iter()
                     .flat_map(|&b| table[usize::from(b)].bytes[..usize::from(table[usize::from(b)].len)].to_vec())
                     .collect();
-                for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                for kernel in crate::testing::kernels("cat::format::map_bytes_matches_the_table_in_every_kernel") {
                     let mut out = OutBuf::room_for(3, input.len());
                     out.put(b"abc");
                     platform::simd::with_masks(kernel, Map(&input, table, &mut out));

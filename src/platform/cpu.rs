@@ -113,4 +113,28 @@ mod tests {
             assert!(!first.avx512bw || first.avx2);
         }
     }
+
+    /// What the kernel says the CPU has (`/proc/cpuinfo`, Linux on x86-64) is what was detected.
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg_attr(miri, ignore = "reads /proc")]
+    fn detection_agrees_with_the_kernel() {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+        let flags: Vec<&str> = cpuinfo
+            .lines()
+            .find_map(|line| line.strip_prefix("flags"))
+            .and_then(|rest| rest.split_once(':'))
+            .expect("a flags line")
+            .1
+            .split_whitespace()
+            .collect();
+        let has = |flag: &str| flags.contains(&flag);
+        let f = super::features();
+        assert_eq!(f.sse2, has("sse2"));
+        assert_eq!(f.avx2, has("avx2"));
+        assert_eq!(f.avx512bw, has("avx512bw"));
+        assert_eq!(f.avx512vbmi2, has("avx512vbmi") && has("avx512_vbmi2"));
+        assert_eq!(f.bmi2, has("bmi2"));
+        assert_eq!(f.popcnt, has("popcnt"));
+    }
 }

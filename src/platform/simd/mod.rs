@@ -57,6 +57,15 @@ impl Kernel {
         }
     }
 
+    /// Whether this build has the kernel (whether or not this CPU can run it).
+    pub fn in_build(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            Kernel::Neon => imp::HAS_NEON,
+            Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => imp::HAS_X86_KERNELS,
+        }
+    }
+
     /// Whether this build has the kernel and this CPU can run it.
     pub fn is_available(self) -> bool {
         let features = super::cpu::features();

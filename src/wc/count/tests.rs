@@ -169,7 +169,9 @@ fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) ->
     }
     let classes = ByteClasses::new(charset, false);
     let mut results = Vec::new();
-    for kernel in platform::simd::Kernel::ALL.into_iter().map(Some).chain([None]) {
+    for kernel in
+        crate::testing::kernels("wc::count (every kernel against the references)").into_iter().map(Some).chain([None])
+    {
         let mut counter = Counter::new(want, &classes, charset);
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {

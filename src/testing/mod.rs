@@ -1,0 +1,29 @@
+//! Helpers for the unit tests.
+
+mod skips;
+
+use crate::platform::simd::Kernel;
+pub use skips::skipped;
+
+/// The kernels `test` can run on this CPU. The kernels this build has and the CPU lacks are
+/// reported as skipped (see [`skipped`]): with them forced, the code would silently run a
+/// slower kernel and the test would pass without testing them.
+pub fn kernels(test: &str) -> Vec<Kernel> {
+    let (run, missing): (Vec<Kernel>, Vec<Kernel>) =
+        Kernel::ALL.into_iter().filter(|k| k.in_build()).partition(|k| k.is_available());
+    for kernel in missing {
+        skipped(test, &format!("the {} kernel", kernel.name()), "this CPU lacks it");
+    }
+    run
+}
+
+/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
+/// the next value.
+pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

@@ -654,65 +654,9 @@ fn put_shown_at(data: &mut [u8], at: usize, shown: Shown) -> usize {
 mod tests {
     use super::*;
 
-    /// A byte-at-a-time model of GNU's `cat` loop, for comparison.
-    fn reference(opts: Options, chunks: &[&[u8]]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut newlines = 0i32;
-        let mut counter = LineCounter::default();
-        let mut pending_cr = false;
-        for chunk in chunks {
-            for (i, &b) in chunk.iter().enumerate() {
-                if pending_cr {
-                    pending_cr = false;
-                    out.extend_from_slice(if b == b'\n' { b"^M" } else { b"\r" });
-                }
-                if b == b'\n' {
-                    newlines += 1;
-                    if newlines > 0 {
-                        if newlines >= 2 {
-                            newlines = 2;
-                            if opts.squeeze_blank {
-                                continue;
-                            }
-                        }
-                        if opts.number && !opts.number_nonblank {
-                            out.extend_from_slice(counter.advance());
-                        }
-                    }
-                    if opts.show_ends {
-                        out.push(b'$');
-                    }
-                    out.push(b'\n');
-                    continue;
-                }
-                if newlines >= 0 && opts.number {
-                    out.extend_from_slice(counter.advance());
-                }
-                newlines = -1;
-                if opts.show_nonprinting {
-                    if b == b'\t' && !opts.show_tabs {
-                        out.push(b'\t');
-                    } else {
-                        let s = &NOTATION_TABS_SHOWN[b as usize];
-                        out.extend_from_slice(&s.bytes[..s.len as usize]);
-                    }
-                } else if b == b'\t' && opts.show_tabs {
-                    out.extend_from_slice(b"^I");
-                } else if b == b'\r' && opts.show_ends {
-                    match chunk.get(i + 1) {
-                        Some(b'\n') => out.extend_from_slice(b"^M"),
-                        Some(_) => out.push(b'\r'),
-                        None => pending_cr = true,
-                    }
-                } else {
-                    out.push(b);
-                }
-            }
-        }
-        if pending_cr {
-            out.push(b'\r');
-        }
-        out
+    /// GNU's `cat` loop over the whole input (see `gnu_model.rs`).
+    fn reference(opts: Options, input: &[u8]) -> Vec<u8> {
+        crate::cat::gnu_model::model(&opts, input)
     }
 
     fn all_options() -> Vec<Options> {
@@ -748,7 +692,7 @@ mod tests {
         input.extend(0..=255u8);
         input.extend_from_slice(b"\r");
         for opts in all_options() {
-            let whole = reference(opts, &[&input]);
+            let whole = reference(opts, &input);
             assert_eq!(run(opts, &[&input]), whole, "{opts:?}");
             for cut in 0..input.len() {
                 let (a, b) = input.split_at(cut);
@@ -782,7 +726,7 @@ mod tests {
             }
             chunks.push(&input[prev..]);
             for opts in all_options() {
-                assert_eq!(run(opts, &chunks), reference(opts, &[&input]), "{opts:?}");
+                assert_eq!(run(opts, &chunks), reference(opts, &input), "{opts:?}");
             }
         }
     }
@@ -840,7 +784,7 @@ mod tests {
         input.extend_from_slice(&[b'x'; 50]);
         input.extend_from_slice(b"\r\n\t\n");
         for opts in all_options() {
-            let whole = reference(opts, &[&input]);
+            let whole = reference(opts, &input);
             for cut in (0..=input.len()).step_by(if cfg!(miri) { 9 } else { 1 }) {
                 let (a, b) = input.split_at(cut);
                 assert_eq!(run(opts, &[a, b]), whole, "{opts:?} cut {cut}");

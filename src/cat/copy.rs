@@ -141,7 +141,10 @@ impl Copier {
                 // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
                 if !small {
                     self.pipe_grown = true;
-                    let _ = platform::set_pipe_size(output, platform::pipe_max_size().unwrap_or(1 << 20));
+                    let _ = platform::set_pipe_size(
+                        output,
+                        platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT),
+                    );
                 }
             }
             let outcome = match (method, &self.relay) {
@@ -169,7 +172,10 @@ impl Copier {
     fn relay_pipe(&mut self) -> Option<()> {
         if self.relay.is_none() {
             let (read_end, write_end) = platform::pipe().ok()?;
-            let _ = platform::set_pipe_size(write_end.as_raw_fd(), platform::pipe_max_size().unwrap_or(1 << 20));
+            let _ = platform::set_pipe_size(
+                write_end.as_raw_fd(),
+                platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT),
+            );
             self.relay = Some((read_end, write_end));
         }
         Some(())

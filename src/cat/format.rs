@@ -42,26 +42,33 @@ impl Options {
 pub struct LineCounter {
     /// Cells 0..LOW (the high digits; written only by `carry`), then room so that 16 bytes can
     /// be copied from any print start; cells LOW.. are stale except inside `carry`/`advance`.
-    head: [u8; 27],
+    head: [u8; HEAD_LEN],
     /// Cells LOW..LOW + 7 (digits) and the TAB.
     low: u64,
     print_start: usize,
     digit_start: usize,
 }
 
+/// The cell of the units digit: cells 0..=17 hold up to 18 digits, the most GNU's
+/// `next_line_num` widens to before it shows `>` in front.
 const COUNTER_DIGIT_END: usize = 17;
+/// Numbers are right-aligned in six columns, as GNU's initial `"     0\t"`.
+const NUMBER_WIDTH: usize = 6;
 /// The first cell held in `LineCounter::low`.
 const LOW: usize = COUNTER_DIGIT_END - 6;
 /// Where the last digit sits in `LineCounter::low`.
 const LAST_DIGIT_SHIFT: u32 = 48;
+/// `LineCounter::head`'s length: a 16-byte copy from any print start below LOW (numbers of
+/// eight digits and more, see `put_at`) stays inside it.
+const HEAD_LEN: usize = LOW + 16;
 
 impl Default for LineCounter {
     fn default() -> Self {
-        let mut head = [b' '; 27];
+        let mut head = [b' '; HEAD_LEN];
         head[COUNTER_DIGIT_END] = b'0';
         head[COUNTER_DIGIT_END + 1] = b'\t';
         let low = u64::from_le_bytes(head[LOW..LOW + 8].try_into().unwrap());
-        LineCounter { head, low, print_start: 12, digit_start: COUNTER_DIGIT_END }
+        LineCounter { head, low, print_start: COUNTER_DIGIT_END + 1 - NUMBER_WIDTH, digit_start: COUNTER_DIGIT_END }
     }
 }
 

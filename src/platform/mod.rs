@@ -22,7 +22,8 @@ pub use locale::{
 };
 pub use mapped::{MAPPED_FILES, Mapping, maps_files_on};
 pub use pipe::{
-    COPY_FILE_RANGE, ZERO_COPY, copy_file_range, pipe_max_size, sendfile, set_pipe_size, splice, tee, vmsplice,
+    COPY_FILE_RANGE, PIPE_MAX_SIZE_DEFAULT, PIPE_SIZE_DEFAULT, ZERO_COPY, copy_file_range, pipe_max_size, sendfile,
+    set_pipe_size, splice, tee, vmsplice,
 };
 
 use std::ffi::{CStr, OsString, c_char, c_int};

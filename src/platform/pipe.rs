@@ -130,6 +130,12 @@ pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
     imp::sendfile(fd_out, fd_in, len)
 }
 
+/// Linux's default `/proc/sys/fs/pipe-max-size` (1 MiB): the size to ask for when the file
+/// cannot be read.
+pub const PIPE_MAX_SIZE_DEFAULT: usize = 1 << 20;
+/// A new pipe's capacity on Linux (16 pages of 4 KiB): what a pipe has when growing it fails.
+pub const PIPE_SIZE_DEFAULT: usize = 64 * 1024;
+
 /// The largest capacity an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`).
 /// Read once per process (cat may ask for each large input).
 pub fn pipe_max_size() -> Option<usize> {

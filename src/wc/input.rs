@@ -9,6 +9,9 @@ use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
 
+/// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
+/// moves what the pipe has.
+const SPLICE_CHUNK: usize = 1 << 30;
 /// Regular files with at least this much left are counted from a mapping of the page cache
 /// (Linux, disk and memory file systems): no copy into a read buffer. Below it, reads cost less
 /// than setting up a mapping.
@@ -198,7 +201,7 @@ pub(super) fn count_bytes_only(
             // A pipe: move its pages to /dev/null without copying, adding up what moved.
             if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
                 loop {
-                    match platform::splice(fd, null.as_raw_fd(), 1 << 30) {
+                    match platform::splice(fd, null.as_raw_fd(), SPLICE_CHUNK) {
                         Ok(0) => return Ok(()),
                         Ok(n) => *bytes += n as u64,
                         // Not supported here: read the rest.
@@ -257,7 +260,7 @@ pub(super) struct NameReader {
 
 impl NameReader {
     pub(super) fn new(fd: Fd) -> NameReader {
-        NameReader { fd, buf: vec![0; 64 * 1024], start: 0, end: 0, eof: false }
+        NameReader { fd, buf: vec![0; BUFFER_SIZE], start: 0, end: 0, eof: false }
     }
 
     pub(super) fn next_name(&mut self) -> io::Result<Option<Vec<u8>>> {

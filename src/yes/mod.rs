@@ -28,8 +28,6 @@ pub const TOOL: crate::common::Tool = crate::common::Tool { name: "yes", command
 const WRITE_BUFFER_MIN: usize = 128 * 1024;
 /// Distinct pages of lines behind the relay's source pipe (for lines of at most a page).
 const SOURCE_PAGES: usize = 16;
-/// The pipe capacity asked for when `/proc/sys/fs/pipe-max-size` cannot be read.
-const PIPE_SIZE_DEFAULT: usize = 1024 * 1024;
 
 /// Runs `yes` with `args` (without the program name); returns the exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -129,8 +127,8 @@ enum Outcome {
 /// 61 / 14; the relay 57 / 40. The relay is the only one that holds up when the reader runs on
 /// another CPU, which is the usual case.
 fn splice_forever(line: &[u8]) -> Outcome {
-    let want = platform::pipe_max_size().unwrap_or(PIPE_SIZE_DEFAULT);
-    let capacity = platform::set_pipe_size(platform::STDOUT, want).unwrap_or(64 * 1024);
+    let want = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
+    let capacity = platform::set_pipe_size(platform::STDOUT, want).unwrap_or(platform::PIPE_SIZE_DEFAULT);
     relay_forever(line, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
 }
 

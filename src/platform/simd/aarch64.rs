@@ -2,42 +2,18 @@
 //! is part of their baseline), so the baseline block masks and a byte counter use it without
 //! run-time detection.
 
+use super::generic::{self, Block64};
 use core::arch::aarch64::*;
 
 pub use super::absent::x86::*;
 
 pub const HAS_NEON: bool = true;
 
-/// [`super::BlockMasks::utf8_errors`] with NEON's table look-ups.
+/// [`super::BlockMasks::utf8_errors`] with NEON's table look-ups (see `generic.rs`).
 #[inline(always)]
 pub fn utf8_errors(window: &[u8; 67]) -> bool {
     // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
-    unsafe { utf8_errors_neon(window) }
-}
-
-#[target_feature(enable = "neon")]
-fn utf8_errors_neon(window: &[u8; 67]) -> bool {
-    use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
-    // SAFETY: the tables are 16 readable bytes each.
-    let (t1h, t1l, t2h) =
-        unsafe { (vld1q_u8(BYTE_1_HIGH.as_ptr()), vld1q_u8(BYTE_1_LOW.as_ptr()), vld1q_u8(BYTE_2_HIGH.as_ptr())) };
-    let low = vdupq_n_u8(0x0f);
-    let (sub3, sub4, top) = (vdupq_n_u8(0xe0 - 0x80), vdupq_n_u8(0xf0 - 0x80), vdupq_n_u8(0x80));
-    let mut errors = vdupq_n_u8(0);
-    for q in 0..4 {
-        // SAFETY: 16 bytes at offsets 16 q ..= 16 q + 3 of the 67-byte window.
-        let (input, prev1, prev2, prev3) = unsafe {
-            let p = window.as_ptr().add(16 * q);
-            (vld1q_u8(p.add(3)), vld1q_u8(p.add(2)), vld1q_u8(p.add(1)), vld1q_u8(p))
-        };
-        let special = vandq_u8(
-            vandq_u8(vqtbl1q_u8(t1h, vshrq_n_u8::<4>(prev1)), vqtbl1q_u8(t1l, vandq_u8(prev1, low))),
-            vqtbl1q_u8(t2h, vshrq_n_u8::<4>(input)),
-        );
-        let must = vandq_u8(vorrq_u8(vqsubq_u8(prev2, sub3), vqsubq_u8(prev3, sub4)), top);
-        errors = vorrq_u8(errors, veorq_u8(special, must));
-    }
-    vmaxvq_u8(errors) != 0
+    unsafe { generic::utf8_errors::<Block>(window) }
 }
 
 /// [`super::BlockMasks::lookup64`] with NEON's 64-byte table look-up (`tbl` of four).
@@ -68,50 +44,83 @@ fn lookup64_neon(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3
     ]
 }
 
-/// [`super::BlockMasks::pattern_starts`] with NEON's 16-byte table look-up (`tbl`).
+/// [`super::BlockMasks::pattern_starts`] with NEON's 16-byte table look-up, `tbl` (see
+/// `generic.rs`).
 #[inline(always)]
 pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
     // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
-    unsafe { pattern_starts_neon(window, patterns, select) }
+    unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
 }
 
-#[target_feature(enable = "neon")]
-fn pattern_starts_neon(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-    let low = vdupq_n_u8(0x0f);
-    let mut hits = [vdupq_n_u8(0xff); 4];
-    for j in 0..3 {
-        // SAFETY: the tables are 16 readable bytes each.
-        let (lo_table, hi_table) = unsafe { (vld1q_u8(patterns.lo[j].as_ptr()), vld1q_u8(patterns.hi[j].as_ptr())) };
-        for (q, hit) in hits.iter_mut().enumerate() {
-            // SAFETY: 16 bytes at offset j + 16 q <= 50 of the 66-byte window.
-            let v = unsafe { vld1q_u8(window.as_ptr().add(j + 16 * q)) };
-            let lo = vqtbl1q_u8(lo_table, vandq_u8(v, low));
-            let hi = vqtbl1q_u8(hi_table, vshrq_n_u8::<4>(v));
-            *hit = vandq_u8(*hit, vandq_u8(lo, hi));
+/// 64 bytes in four NEON registers, for the algorithms of `generic.rs`.
+#[derive(Clone, Copy)]
+struct Block([uint8x16_t; 4]);
+
+// SAFETY (every method): NEON is part of these targets' baseline (enabled at compile time):
+// its instructions run on every CPU the build runs on, and closures compile to them too.
+impl Block64 for Block {
+    #[inline(always)]
+    unsafe fn load(bytes: &[u8], at: usize) -> Block {
+        let bytes: &[u8; 64] = bytes[at..at + 64].try_into().unwrap();
+        // SAFETY: see the impl.
+        Block(unsafe { load(bytes) })
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Block {
+        // SAFETY: see the impl.
+        Block([unsafe { vdupq_n_u8(byte) }; 4])
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(std::array::from_fn(|q| unsafe { vandq_u8(self.0[q], other.0[q]) }))
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(std::array::from_fn(|q| unsafe { vorrq_u8(self.0[q], other.0[q]) }))
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(std::array::from_fn(|q| unsafe { veorq_u8(self.0[q], other.0[q]) }))
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(std::array::from_fn(|q| unsafe { vqsubq_u8(self.0[q], other.0[q]) }))
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        Block(self.0.map(|v| unsafe { vandq_u8(v, vdupq_n_u8(0x0f)) }))
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        Block(self.0.map(|v| unsafe { vshrq_n_u8::<4>(v) }))
+    }
+    #[inline(always)]
+    unsafe fn lookup16(self, table: &[u8; 16]) -> Block {
+        // SAFETY: see the impl; the table is 16 readable bytes.
+        let t = unsafe { vld1q_u8(table.as_ptr()) };
+        // SAFETY: see the impl.
+        Block(self.0.map(|v| unsafe { vqtbl1q_u8(t, v) }))
+    }
+    #[inline(always)]
+    unsafe fn test(self, bits: u8) -> u64 {
+        // SAFETY: see the impl.
+        unsafe {
+            let bits = vdupq_n_u8(bits);
+            self::bits(self.0.map(|v| vtstq_u8(v, bits)))
         }
     }
-    // (No closures here: they would not inherit the target features.)
-    let (sel0, sel1, sel2) = (vdupq_n_u8(select[0]), vdupq_n_u8(select[1]), vdupq_n_u8(select[2]));
-    [
-        self::bits([
-            vtstq_u8(hits[0], sel0),
-            vtstq_u8(hits[1], sel0),
-            vtstq_u8(hits[2], sel0),
-            vtstq_u8(hits[3], sel0),
-        ]),
-        self::bits([
-            vtstq_u8(hits[0], sel1),
-            vtstq_u8(hits[1], sel1),
-            vtstq_u8(hits[2], sel1),
-            vtstq_u8(hits[3], sel1),
-        ]),
-        self::bits([
-            vtstq_u8(hits[0], sel2),
-            vtstq_u8(hits[1], sel2),
-            vtstq_u8(hits[2], sel2),
-            vtstq_u8(hits[3], sel2),
-        ]),
-    ]
+    #[inline(always)]
+    unsafe fn any(self) -> bool {
+        let [a, b, c, d] = self.0;
+        // SAFETY: see the impl.
+        unsafe { vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, d))) != 0 }
+    }
 }
 
 /// The four 16-byte vectors of a block.

@@ -15,6 +15,11 @@
 use std::sync::OnceLock;
 
 mod absent;
+#[cfg(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
+))]
+mod generic;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
 #[path = "aarch64.rs"]
 mod imp;

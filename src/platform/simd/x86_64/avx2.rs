@@ -1,5 +1,6 @@
 //! AVX2: block masks on two 32-byte halves, and a byte counter.
 
+use crate::platform::simd::generic::{self, Block64};
 use crate::platform::simd::{BlockMasks, NibblePatterns, Utf8Ranges, WithMasks};
 use std::arch::x86_64::*;
 
@@ -59,40 +60,8 @@ impl BlockMasks for Avx2Masks {
 
     #[inline(always)]
     fn utf8_errors(self, window: &[u8; 67]) -> bool {
-        use crate::platform::simd::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
-        // SAFETY: holding an Avx2Masks proves the CPU has AVX2; the loads read 32 bytes at
-        // offsets 0..=35 of the 67-byte window, and 16 bytes of each table.
-        unsafe {
-            let w = window.as_ptr();
-            let low = _mm256_set1_epi8(0x0f);
-            let t1h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_HIGH.as_ptr().cast()));
-            let t1l = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_1_LOW.as_ptr().cast()));
-            let t2h = _mm256_broadcastsi128_si256(_mm_loadu_si128(BYTE_2_HIGH.as_ptr().cast()));
-            let (sub3, sub4, top) = (
-                _mm256_set1_epi8((0xe0u8 - 0x80) as i8),
-                _mm256_set1_epi8((0xf0u8 - 0x80) as i8),
-                _mm256_set1_epi8(0x80u8 as i8),
-            );
-            let mut errors = _mm256_setzero_si256();
-            for h in 0..2 {
-                // (No closures: they would not inherit the caller's target features.)
-                let p = w.add(32 * h);
-                let input = _mm256_loadu_si256(p.add(3).cast::<__m256i>());
-                let prev1 = _mm256_loadu_si256(p.add(2).cast::<__m256i>());
-                let prev2 = _mm256_loadu_si256(p.add(1).cast::<__m256i>());
-                let prev3 = _mm256_loadu_si256(p.cast::<__m256i>());
-                let b1h = _mm256_shuffle_epi8(t1h, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low));
-                let b1l = _mm256_shuffle_epi8(t1l, _mm256_and_si256(prev1, low));
-                let b2h = _mm256_shuffle_epi8(t2h, _mm256_and_si256(_mm256_srli_epi16(input, 4), low));
-                let special = _mm256_and_si256(_mm256_and_si256(b1h, b1l), b2h);
-                let must = _mm256_and_si256(
-                    _mm256_or_si256(_mm256_subs_epu8(prev2, sub3), _mm256_subs_epu8(prev3, sub4)),
-                    top,
-                );
-                errors = _mm256_or_si256(errors, _mm256_xor_si256(special, must));
-            }
-            _mm256_testz_si256(errors, errors) == 0
-        }
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe { generic::utf8_errors::<Block>(window) }
     }
 
     #[inline(always)]
@@ -136,44 +105,8 @@ impl BlockMasks for Avx2Masks {
 
     #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-        // SAFETY: holding an Avx2Masks proves the CPU has AVX2; every load reads 32 bytes at
-        // offsets 0..=34 of the 66-byte window, or 16 bytes of a 16-byte table.
-        unsafe {
-            let low = _mm256_set1_epi8(0x0f);
-            let mut hits = [_mm256_set1_epi8(-1); 2];
-            for j in 0..3 {
-                let lo_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.lo[j].as_ptr().cast()));
-                let hi_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(patterns.hi[j].as_ptr().cast()));
-                for (h, hit) in hits.iter_mut().enumerate() {
-                    let v = _mm256_loadu_si256(window.as_ptr().add(j + 32 * h).cast::<__m256i>());
-                    let lo = _mm256_shuffle_epi8(lo_table, _mm256_and_si256(v, low));
-                    let hi = _mm256_shuffle_epi8(hi_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
-                    *hit = _mm256_and_si256(*hit, _mm256_and_si256(lo, hi));
-                }
-            }
-            // Bytes where no selected pattern matched are zero after the AND. (No closures
-            // here: they would not inherit the caller's target features.)
-            let zero = _mm256_setzero_si256();
-            let (sel0, sel1, sel2) = (
-                _mm256_set1_epi8(select[0] as i8),
-                _mm256_set1_epi8(select[1] as i8),
-                _mm256_set1_epi8(select[2] as i8),
-            );
-            [
-                !join(
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel0), zero),
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel0), zero),
-                ),
-                !join(
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel1), zero),
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel1), zero),
-                ),
-                !join(
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[0], sel2), zero),
-                    _mm256_cmpeq_epi8(_mm256_and_si256(hits[1], sel2), zero),
-                ),
-            ]
-        }
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
     }
 
     #[inline(always)]
@@ -352,4 +285,83 @@ fn count_byte_avx2_inner(buf: &[u8], byte: u8) -> u64 {
     let halves = _mm_add_epi64(_mm256_extracti128_si256::<0>(total), _mm256_extracti128_si256::<1>(total));
     let sum = _mm_cvtsi128_si64(halves) as u64 + _mm_cvtsi128_si64(_mm_srli_si128(halves, 8)) as u64;
     sum + count_byte_sse2_inner(blocks.remainder(), byte)
+}
+
+/// 64 bytes in two AVX2 registers, for the algorithms of `generic.rs`.
+#[derive(Clone, Copy)]
+struct Block([__m256i; 2]);
+
+// SAFETY (every method): the caller guarantees AVX2 (see `Block64`); loads read the 64 bytes
+// of a checked slice and need no alignment.
+impl Block64 for Block {
+    #[inline(always)]
+    unsafe fn load(bytes: &[u8], at: usize) -> Block {
+        let bytes = &bytes[at..at + 64];
+        let p = bytes.as_ptr().cast::<__m256i>();
+        // SAFETY: see the impl.
+        Block(unsafe { [_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))] })
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Block {
+        // SAFETY: see the impl.
+        let v = unsafe { _mm256_set1_epi8(byte as i8) };
+        Block([v, v])
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { [_mm256_and_si256(self.0[0], other.0[0]), _mm256_and_si256(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { [_mm256_or_si256(self.0[0], other.0[0]), _mm256_or_si256(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { [_mm256_xor_si256(self.0[0], other.0[0]), _mm256_xor_si256(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { [_mm256_subs_epu8(self.0[0], other.0[0]), _mm256_subs_epu8(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        unsafe { self.and(Block::splat(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        unsafe { Block([_mm256_srli_epi16(self.0[0], 4), _mm256_srli_epi16(self.0[1], 4)]).and(Block::splat(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup16(self, table: &[u8; 16]) -> Block {
+        // SAFETY: see the impl; the table is 16 readable bytes.
+        unsafe {
+            let t = _mm256_broadcastsi128_si256(_mm_loadu_si128(table.as_ptr().cast()));
+            Block([_mm256_shuffle_epi8(t, self.0[0]), _mm256_shuffle_epi8(t, self.0[1])])
+        }
+    }
+    #[inline(always)]
+    unsafe fn test(self, bits: u8) -> u64 {
+        // SAFETY: see the impl.
+        unsafe {
+            let (zero, bits) = (_mm256_setzero_si256(), _mm256_set1_epi8(bits as i8));
+            !join(
+                _mm256_cmpeq_epi8(_mm256_and_si256(self.0[0], bits), zero),
+                _mm256_cmpeq_epi8(_mm256_and_si256(self.0[1], bits), zero),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn any(self) -> bool {
+        // SAFETY: see the impl.
+        unsafe {
+            let v = _mm256_or_si256(self.0[0], self.0[1]);
+            _mm256_testz_si256(v, v) == 0
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! AVX-512 (BW): block masks straight into 64-bit masks, and a byte counter.
 
+use crate::platform::simd::generic::{self, Block64};
 use crate::platform::simd::{BlockMasks, NibblePatterns, Utf8Ranges, WithMasks};
 use std::arch::x86_64::*;
 
@@ -39,30 +40,8 @@ impl BlockMasks for Avx512Masks {
 
     #[inline(always)]
     fn utf8_errors(self, window: &[u8; 67]) -> bool {
-        use crate::platform::simd::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
-        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; the loads read 64
-        // bytes at offsets 0..=3 of the 67-byte window, and 16 bytes of each table.
-        unsafe {
-            let w = window.as_ptr();
-            let input = _mm512_loadu_si512(w.add(3).cast::<__m512i>());
-            let prev1 = _mm512_loadu_si512(w.add(2).cast::<__m512i>());
-            let prev2 = _mm512_loadu_si512(w.add(1).cast::<__m512i>());
-            let prev3 = _mm512_loadu_si512(w.cast::<__m512i>());
-            let low = _mm512_set1_epi8(0x0f);
-            // (No closures: they would not inherit the caller's target features.)
-            let t1h = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_1_HIGH.as_ptr().cast::<__m128i>()));
-            let t1l = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_1_LOW.as_ptr().cast::<__m128i>()));
-            let t2h = _mm512_broadcast_i32x4(_mm_loadu_si128(BYTE_2_HIGH.as_ptr().cast::<__m128i>()));
-            let b1h = _mm512_shuffle_epi8(t1h, _mm512_and_si512(_mm512_srli_epi16(prev1, 4), low));
-            let b1l = _mm512_shuffle_epi8(t1l, _mm512_and_si512(prev1, low));
-            let b2h = _mm512_shuffle_epi8(t2h, _mm512_and_si512(_mm512_srli_epi16(input, 4), low));
-            // special = b1h & b1l & b2h
-            let special = _mm512_ternarylogic_epi32(b1h, b1l, b2h, 0x80);
-            let third = _mm512_subs_epu8(prev2, _mm512_set1_epi8((0xe0u8 - 0x80) as i8));
-            let fourth = _mm512_subs_epu8(prev3, _mm512_set1_epi8((0xf0u8 - 0x80) as i8));
-            let must = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(0x80u8 as i8));
-            _mm512_test_epi8_mask(_mm512_xor_si512(special, must), _mm512_set1_epi8(-1)) != 0
-        }
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { generic::utf8_errors::<Block>(window) }
     }
 
     #[inline(always)]
@@ -94,27 +73,8 @@ impl BlockMasks for Avx512Masks {
 
     #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; every load reads 64
-        // bytes at offsets 0..=2 of the 66-byte window, or 16 bytes of a 16-byte table.
-        unsafe {
-            let low = _mm512_set1_epi8(0x0f);
-            let mut hits = _mm512_set1_epi8(-1);
-            for j in 0..3 {
-                let v = _mm512_loadu_si512(window.as_ptr().add(j).cast::<__m512i>());
-                let lo_table = _mm512_broadcast_i32x4(_mm_loadu_si128(patterns.lo[j].as_ptr().cast::<__m128i>()));
-                let hi_table = _mm512_broadcast_i32x4(_mm_loadu_si128(patterns.hi[j].as_ptr().cast::<__m128i>()));
-                let lo = _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, low));
-                let hi = _mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), low));
-                // hits & lo & hi
-                hits = _mm512_ternarylogic_epi32(hits, lo, hi, 0x80);
-            }
-            // (No closures here: they would not inherit the caller's target features.)
-            [
-                _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[0] as i8)),
-                _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[1] as i8)),
-                _mm512_test_epi8_mask(hits, _mm512_set1_epi8(select[2] as i8)),
-            ]
-        }
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
     }
 
     #[inline(always)]
@@ -237,4 +197,69 @@ fn count_byte_avx512_inner(buf: &[u8], byte: u8) -> u64 {
         }
     }
     _mm512_reduce_add_epi64(total) as u64 + count_byte_sse2_inner(blocks.remainder(), byte)
+}
+
+/// 64 bytes in one AVX-512 register, for the algorithms of `generic.rs`.
+#[derive(Clone, Copy)]
+struct Block(__m512i);
+
+// SAFETY (every method): the caller guarantees AVX-512BW (see `Block64`); loads read the 64
+// bytes of a checked slice and need no alignment.
+impl Block64 for Block {
+    #[inline(always)]
+    unsafe fn load(bytes: &[u8], at: usize) -> Block {
+        let bytes = &bytes[at..at + 64];
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) })
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_set1_epi8(byte as i8) })
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_and_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_or_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_xor_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Block) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_subs_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_and_si512(self.0, _mm512_set1_epi8(0x0f)) })
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Block {
+        // SAFETY: see the impl.
+        Block(unsafe { _mm512_and_si512(_mm512_srli_epi16(self.0, 4), _mm512_set1_epi8(0x0f)) })
+    }
+    #[inline(always)]
+    unsafe fn lookup16(self, table: &[u8; 16]) -> Block {
+        // SAFETY: see the impl; the table is 16 readable bytes.
+        Block(unsafe { _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(table.as_ptr().cast())), self.0) })
+    }
+    #[inline(always)]
+    unsafe fn test(self, bits: u8) -> u64 {
+        // SAFETY: see the impl.
+        unsafe { _mm512_test_epi8_mask(self.0, _mm512_set1_epi8(bits as i8)) }
+    }
+    #[inline(always)]
+    unsafe fn any(self) -> bool {
+        // SAFETY: see the impl.
+        unsafe { _mm512_test_epi8_mask(self.0, self.0) != 0 }
+    }
 }

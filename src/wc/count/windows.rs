@@ -6,10 +6,11 @@ use super::*;
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
     /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
-    /// see [`Utf8Spaces`]), and words end where white space follows a word byte, whatever the
-    /// script: nothing is decoded. Stops two bytes before the chunk's end (a space's last bytes
-    /// must be there to be seen), never inside a multibyte space; the bytes of any other
-    /// character it stops inside are word bytes either way. Returns where it stopped.
+    /// see [`Utf8Spaces`](crate::wc::utf8::Utf8Spaces)), and words end where white space
+    /// follows a word byte, whatever the script: nothing is decoded. Stops two bytes before the
+    /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
+    /// space; the bytes of any other character it stops inside are word bytes either way.
+    /// Returns where it stopped.
     #[inline(always)]
     pub(super) fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
         // (Not even the spaces' patterns for an input too short for a window: they cost a

@@ -12,7 +12,7 @@ pub fn kernels(test: &str) -> Vec<Kernel> {
     let (run, missing): (Vec<Kernel>, Vec<Kernel>) =
         Kernel::ALL.into_iter().filter(|k| k.in_build()).partition(|k| k.is_available());
     for kernel in missing {
-        skipped(test, &format!("the {} kernel", kernel.name()), "this CPU lacks it");
+        skipped(test, &format!("the {} kernel", kernel.name()), "this CPU lacks it, or GLIBC_TUNABLES turns it off");
     }
     run
 }

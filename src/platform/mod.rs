@@ -77,19 +77,19 @@ fn last_error() -> io::Error {
     io::Error::last_os_error()
 }
 
-/// Converts a libc `-1`-style return value to `io::Result`.
-fn check(ret: isize) -> io::Result<usize> {
-    if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
-}
-
 /// Makes a system call again for as long as it fails with EINTR (a signal whose handler
 /// returned before anything moved), as gnulib's `safe_read` and `safe_write` do: the data
-/// calls below never return EINTR, so no caller needs an arm for it.
+/// calls below (and `poll`) never return EINTR, so no caller needs an arm for it. Converts
+/// the C `-1`-and-errno convention to `io::Result`.
 fn retry(mut call: impl FnMut() -> isize) -> io::Result<usize> {
     loop {
-        match check(call()) {
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            done => return done,
+        let ret = call();
+        if ret >= 0 {
+            return Ok(ret as usize);
+        }
+        let err = last_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
         }
     }
 }
@@ -117,17 +117,8 @@ pub fn pread(fd: Fd, buf: &mut [u8], offset: u64) -> io::Result<usize> {
 /// Waits until `fd` can take more output (used when stdout is non-blocking and said EAGAIN).
 pub fn wait_writable(fd: Fd) -> io::Result<()> {
     let mut pfd = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
-    loop {
-        // SAFETY: pfd is one valid pollfd, and we pass a count of 1.
-        let ret = unsafe { libc::poll(&mut pfd, 1, -1) };
-        if ret >= 0 {
-            return Ok(());
-        }
-        let err = last_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
+    // SAFETY: pfd is one valid pollfd, and we pass a count of 1.
+    retry(|| unsafe { libc::poll(&mut pfd, 1, -1) } as isize).map(drop)
 }
 
 /// A new pipe: (read end, write end), both close-on-exec.

@@ -1,10 +1,10 @@
 //! Helpers: locating our binaries and the GNU oracle, running a command with its output cut
 //! after N bytes, and describing how it ended.
 
-#[path = "../src/testing/skips.rs"]
-mod skips;
+#[path = "../src/testing/shared.rs"]
+mod shared;
 
-pub use skips::skipped;
+pub use shared::{skipped, xorshift};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -175,17 +175,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
-/// the next value.
-pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
     }
 }
 

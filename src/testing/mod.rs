@@ -1,9 +1,9 @@
 //! Helpers for the unit tests.
 
-mod skips;
+mod shared;
 
 use crate::platform::simd::Kernel;
-pub use skips::skipped;
+pub use shared::{skipped, xorshift};
 
 /// The kernels `test` can run on this CPU. The kernels this build has and the CPU lacks are
 /// reported as skipped (see [`skipped`]): with them forced, the code would silently run a
@@ -15,15 +15,4 @@ pub fn kernels(test: &str) -> Vec<Kernel> {
         skipped(test, &format!("the {} kernel", kernel.name()), "this CPU lacks it, or GLIBC_TUNABLES turns it off");
     }
     run
-}
-
-/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
-/// the next value.
-pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    }
 }

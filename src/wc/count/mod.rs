@@ -16,7 +16,7 @@
 
 use super::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, ByteClasses, SPACE_BIT, WIDTH_BITS};
 use super::utf8::{Utf8, utf8_char};
-use crate::platform::simd::{BlockMasks, WithMasks};
+use crate::platform::simd::{BlockMasks, Kernel, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 
 #[cfg(test)]
@@ -142,6 +142,12 @@ impl<'a> Counter<'a> {
 
     /// Counts one chunk.
     pub fn feed(&mut self, buf: &[u8]) {
+        self.feed_with(Kernel::best(), buf);
+    }
+
+    /// Counts one chunk with `kernel`'s block masks (or the best below it that this build and
+    /// CPU have): `feed`, and the tests of each kernel.
+    fn feed_with(&mut self, kernel: Kernel, buf: &[u8]) {
         struct Feed<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
         impl WithMasks for Feed<'_, '_, '_> {
             type Output = ();
@@ -150,7 +156,7 @@ impl<'a> Counter<'a> {
                 self.0.feed_chunk(masks, self.1);
             }
         }
-        platform::simd::with_best_masks(Feed(self, buf));
+        platform::simd::with_masks(kernel, Feed(self, buf));
     }
 
     #[inline(always)]

@@ -159,14 +159,6 @@ fn want_from_bits(bits: u8) -> Want {
 /// Counts `input` cut at `cuts` with each kernel's block masks (baseline SSE2 or SWAR for
 /// portable and sse2; AVX2 and AVX-512 where the CPU has them) and through `feed` (the best).
 fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
-    struct Chunk<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
-    impl WithMasks for Chunk<'_, '_, '_> {
-        type Output = ();
-        #[inline(always)]
-        fn run<M: BlockMasks>(self, masks: M) {
-            self.0.feed_chunk(masks, self.1);
-        }
-    }
     let classes = ByteClasses::new(charset, false);
     let mut results = Vec::new();
     for kernel in
@@ -176,7 +168,7 @@ fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) ->
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             match kernel {
-                Some(kernel) => platform::simd::with_masks(kernel, Chunk(&mut counter, &input[prev..cut])),
+                Some(kernel) => counter.feed_with(kernel, &input[prev..cut]),
                 None => counter.feed(&input[prev..cut]),
             }
             prev = cut;

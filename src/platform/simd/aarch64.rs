@@ -52,6 +52,20 @@ pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, selec
     unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
 }
 
+/// [`super::BlockMasks::pattern_starts_top`] with NEON's `tbl` (see `generic.rs`).
+#[inline(always)]
+pub fn pattern_starts_top(window: &[u8; 66], patterns: &super::NibblePatterns) -> [u64; 2] {
+    // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
+    unsafe { generic::pattern_starts_top::<Block>(window, patterns) }
+}
+
+/// [`super::BlockMasks::may_start`] with NEON's `tbl` (see `generic.rs`).
+#[inline(always)]
+pub fn may_start(block: &[u8; 64], patterns: &super::NibblePatterns) -> bool {
+    // SAFETY: the aarch64 targets this module is built for have NEON (target_feature).
+    unsafe { generic::may_start::<Block>(block, patterns) }
+}
+
 /// 64 bytes in four NEON registers, for the algorithms of `generic.rs`.
 #[derive(Clone, Copy)]
 struct Block([uint8x16_t; 4]);

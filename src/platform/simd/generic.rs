@@ -37,19 +37,27 @@ pub(super) trait Block64: Copy {
     unsafe fn test(self, bits: u8) -> u64;
     /// Whether any byte is not zero.
     unsafe fn any(self) -> bool;
+    /// Bit i set where byte i is not zero.
+    #[inline(always)]
+    unsafe fn nonzero(self) -> u64 {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.test(0xff) }
+    }
+    /// Bit i set where byte i has bit 7 set.
+    #[inline(always)]
+    unsafe fn signs(self) -> u64 {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.test(0x80) }
+    }
 }
 
-/// [`super::BlockMasks::pattern_starts`]: the three positions' nibble look-ups and-ed together
-/// (a pattern's bit survives where all three bytes allow it), then one test per selection.
+/// The patterns that begin at each byte: the three positions' nibble look-ups and-ed together
+/// (a pattern's bit survives where all three bytes allow it).
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).
 #[inline(always)]
-pub(super) unsafe fn pattern_starts<B: Block64>(
-    window: &[u8; 66],
-    patterns: &NibblePatterns,
-    select: [u8; 3],
-) -> [u64; 3] {
+unsafe fn pattern_hits<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> B {
     // SAFETY: the caller guarantees the CPU has B's instruction set; the loads are of bytes
     // 0..=65 of the window (offsets 0..=2, 64 bytes each).
     unsafe {
@@ -60,8 +68,52 @@ pub(super) unsafe fn pattern_starts<B: Block64>(
             let hi = v.high_nibbles().lookup16(&patterns.hi[j]);
             hits = hits.and(lo).and(hi);
         }
+        hits
+    }
+}
+
+/// [`super::BlockMasks::may_start`]: the first position's nibble look-ups.
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+pub(super) unsafe fn may_start<B: Block64>(block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+    // SAFETY: the caller guarantees the CPU has B's instruction set; the load is of the block.
+    unsafe {
+        let v = B::load(block, 0);
+        v.low_nibbles().lookup16(&patterns.lo[0]).and(v.high_nibbles().lookup16(&patterns.hi[0])).any()
+    }
+}
+
+/// [`super::BlockMasks::pattern_starts`]: [`pattern_hits`], then one test per selection.
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+pub(super) unsafe fn pattern_starts<B: Block64>(
+    window: &[u8; 66],
+    patterns: &NibblePatterns,
+    select: [u8; 3],
+) -> [u64; 3] {
+    // SAFETY: the caller guarantees the CPU has B's instruction set.
+    unsafe {
+        let hits = pattern_hits::<B>(window, patterns);
         // (No closure: it would not inherit the caller's target features.)
         [hits.test(select[0]), hits.test(select[1]), hits.test(select[2])]
+    }
+}
+
+/// [`super::BlockMasks::pattern_starts_top`]: [`pattern_hits`], then the bytes not zero and
+/// their sign bits, which need no selection mask.
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+pub(super) unsafe fn pattern_starts_top<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+    // SAFETY: the caller guarantees the CPU has B's instruction set.
+    unsafe {
+        let hits = pattern_hits::<B>(window, patterns);
+        [hits.nonzero(), hits.signs()]
     }
 }
 

@@ -228,6 +228,15 @@ pub trait BlockMasks: Copy {
     fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges;
     /// See [`ascii_blocks`].
     fn ascii_blocks(self, buf: &[u8]) -> usize;
+    /// A running count of the bytes equal to one value over up to [`TALLY_MAX`] blocks, kept
+    /// in vector registers where the set has them: see [`Self::tally`].
+    type Tally: Copy;
+    /// A count at zero.
+    fn tally_new(self) -> Self::Tally;
+    /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
+    fn tally(self, tally: Self::Tally, block: &[u8; 64], byte: u8) -> Self::Tally;
+    /// The count.
+    fn tally_total(self, tally: Self::Tally) -> u64;
     /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson
     /// and simdutf) finds an error in the 64-byte block at `window[3..]`, given the three bytes
     /// before it in `window[..3]`: a byte that cannot follow the byte before it (a missing or
@@ -258,6 +267,19 @@ pub trait BlockMasks: Copy {
     #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
         scalar_pattern_starts(window, patterns, select)
+    }
+    /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed:
+    /// the one position's look-ups of [`Self::pattern_starts`]).
+    #[inline(always)]
+    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        scalar_may_start(block, patterns)
+    }
+    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] with
+    /// the selections 0xff and 0x80, which vector sets answer without a selection mask.
+    #[inline(always)]
+    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        let [any, top, _] = self.pattern_starts(window, patterns, [0xff, 0x80, 0]);
+        [any, top]
     }
 }
 
@@ -436,6 +458,12 @@ pub fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, selec
     out
 }
 
+/// [`BlockMasks::may_start`] one byte at a time.
+#[inline(always)]
+pub fn scalar_may_start(block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+    block.iter().any(|&b| patterns.lo[0][usize::from(b & 15)] & patterns.hi[0][usize::from(b >> 4)] != 0)
+}
+
 /// The block masks every build has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere and with
 /// `portable`.
 #[derive(Clone, Copy, Debug)]
@@ -450,6 +478,14 @@ impl BlockMasks for Baseline {
     #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
         imp::pattern_starts(window, patterns, select)
+    }
+    #[inline(always)]
+    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        imp::pattern_starts_top(window, patterns)
+    }
+    #[inline(always)]
+    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        imp::may_start(block, patterns)
     }
     #[inline(always)]
     fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
@@ -475,7 +511,23 @@ impl BlockMasks for Baseline {
     fn ascii_blocks(self, buf: &[u8]) -> usize {
         ascii_blocks(buf)
     }
+    type Tally = u64;
+    #[inline(always)]
+    fn tally_new(self) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn tally(self, tally: u64, block: &[u8; 64], byte: u8) -> u64 {
+        tally + u64::from(self.eq(block, byte).count_ones())
+    }
+    #[inline(always)]
+    fn tally_total(self, tally: u64) -> u64 {
+        tally
+    }
 }
+
+/// The most blocks one [`BlockMasks::Tally`] may count (a byte counter per lane).
+pub const TALLY_MAX: usize = 255;
 
 /// Code to run with the block masks of the best instruction set (see [`with_best_masks`]).
 pub trait WithMasks {

@@ -8,6 +8,19 @@ pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, selec
     super::scalar_pattern_starts(window, patterns, select)
 }
 
+/// [`super::BlockMasks::pattern_starts_top`], one position at a time.
+#[inline(always)]
+pub fn pattern_starts_top(window: &[u8; 66], patterns: &super::NibblePatterns) -> [u64; 2] {
+    let [any, top, _] = super::scalar_pattern_starts(window, patterns, [0xff, 0x80, 0]);
+    [any, top]
+}
+
+/// [`super::BlockMasks::may_start`], one byte at a time.
+#[inline(always)]
+pub fn may_start(block: &[u8; 64], patterns: &super::NibblePatterns) -> bool {
+    super::scalar_may_start(block, patterns)
+}
+
 #[inline(always)]
 pub fn lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
     super::scalar_lookup64(block, table, select)

@@ -193,10 +193,16 @@ fn utf8_ranges_mark_exactly_those_bytes() {
 fn pattern_starts_match_the_scalar_reference() {
     struct Starts<'a>(&'a [u8; 66], &'a super::NibblePatterns, [u8; 3]);
     impl super::WithMasks for Starts<'_> {
-        type Output = ([u64; 3], bool);
+        type Output = ([u64; 3], [u64; 2], bool, bool);
         #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> ([u64; 3], bool) {
-            (m.pattern_starts(self.0, self.1, self.2), M::TABLE_LOOKUPS)
+        fn run<M: super::BlockMasks>(self, m: M) -> ([u64; 3], [u64; 2], bool, bool) {
+            let block: &[u8; 64] = self.0[..64].try_into().unwrap();
+            (
+                m.pattern_starts(self.0, self.1, self.2),
+                m.pattern_starts_top(self.0, self.1),
+                m.may_start(block, self.1),
+                M::TABLE_LOOKUPS,
+            )
         }
     }
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
@@ -214,9 +220,16 @@ fn pattern_starts_match_the_scalar_reference() {
         let window: [u8; 66] = std::array::from_fn(|_| next() as u8);
         let select = [next() as u8, next() as u8, next() as u8];
         let want = super::scalar_pattern_starts(&window, &patterns, select);
+        let [any, top, _] = super::scalar_pattern_starts(&window, &patterns, [0xff, 0x80, 0]);
+        // The first byte of a pattern anywhere (the second and third need not follow).
+        let first = window[..64]
+            .iter()
+            .any(|&b| patterns.lo[0][usize::from(b & 15)] & patterns.hi[0][usize::from(b >> 4)] != 0);
         for kernel in kernels("pattern_starts_match_the_scalar_reference") {
-            let (got, tables) = super::with_masks(kernel, Starts(&window, &patterns, select));
+            let (got, got_top, got_first, tables) = super::with_masks(kernel, Starts(&window, &patterns, select));
             assert_eq!(got, want, "{kernel:?} round {round}");
+            assert_eq!(got_top, [any, top], "{kernel:?} round {round}");
+            assert_eq!(got_first, first, "{kernel:?} round {round}");
             if tables {
                 tabled.insert(kernel.name());
             }
@@ -226,6 +239,40 @@ fn pattern_starts_match_the_scalar_reference() {
     eprintln!("pattern_starts: table look-ups checked for {tabled:?}");
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     assert!(!tabled.is_empty() || !Kernel::Avx2.is_available());
+}
+
+/// Every kernel's `may_start` finds a pattern's one first byte at every position, and says no
+/// where it is absent.
+#[test]
+fn may_start_finds_a_first_byte_anywhere() {
+    struct MayStart<'a>(&'a [u8; 64], &'a super::NibblePatterns);
+    impl super::WithMasks for MayStart<'_> {
+        type Output = bool;
+        #[inline(always)]
+        fn run<M: super::BlockMasks>(self, m: M) -> bool {
+            m.may_start(self.0, self.1)
+        }
+    }
+    let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2d);
+    for first in [0xe3u8, 0xc2, 0x00, 0x7f, 0x80, 0xff] {
+        let mut patterns = super::NibblePatterns::default();
+        patterns.allow(0x04, 0, 1 << (first >> 4), 1 << (first & 15));
+        patterns.allow(0x04, 1, 0xffff, 0xffff);
+        for at in 0..=64 {
+            let mut block: [u8; 64] = std::array::from_fn(|_| next() as u8);
+            block.iter_mut().filter(|b| **b == first).for_each(|b| *b ^= 1);
+            if at < 64 {
+                block[at] = first;
+            }
+            for kernel in kernels("may_start_finds_a_first_byte_anywhere") {
+                assert_eq!(
+                    super::with_masks(kernel, MayStart(&block, &patterns)),
+                    at < 64,
+                    "{kernel:?} {first:#x} at {at}"
+                );
+            }
+        }
+    }
 }
 
 /// Every kernel's UTF-8 validator against the byte-by-byte reference, on valid text with
@@ -328,6 +375,14 @@ fn any_of_finds_each_byte_anywhere() {
 
 #[test]
 fn ascii_space_mask_marks_exactly_those_bytes() {
+    struct Space<'a>(&'a [u8; 64], Option<u8>);
+    impl super::WithMasks for Space<'_> {
+        type Output = u64;
+        #[inline(always)]
+        fn run<M: super::BlockMasks>(self, m: M) -> u64 {
+            m.ascii_space(self.0, self.1)
+        }
+    }
     for start in 0..4u16 {
         let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
         for extra in [None, Some(0xa0), Some(0x9a)] {
@@ -337,6 +392,41 @@ fn ascii_space_mask_marks_exactly_those_bytes() {
                 .map(|(i, &b)| u64::from(matches!(b, 9..=13 | 32) || Some(b) == extra) << i)
                 .sum();
             assert_eq!(ascii_space_mask64(&block, extra), want);
+            for kernel in kernels("ascii_space_mask_marks_exactly_those_bytes") {
+                assert_eq!(super::with_masks(kernel, Space(&block, extra)), want, "{kernel:?} {start} {extra:?}");
+            }
+        }
+    }
+}
+
+/// Every kernel's tally of one byte value against a plain count, over 1 to the most blocks a
+/// tally may hold, each byte value equal in every block at most (a lane's count at its limit).
+#[test]
+fn tally_counts_like_a_plain_count() {
+    struct Tally<'a>(&'a [u8], u8);
+    impl super::WithMasks for Tally<'_> {
+        type Output = u64;
+        #[inline(always)]
+        fn run<M: super::BlockMasks>(self, m: M) -> u64 {
+            let mut tally = m.tally_new();
+            for block in self.0.chunks_exact(64) {
+                tally = m.tally(tally, block.try_into().unwrap(), self.1);
+            }
+            m.tally_total(tally)
+        }
+    }
+    let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
+    for round in 0..rounds(200) {
+        let blocks = 1 + round % super::TALLY_MAX;
+        let byte = next() as u8;
+        // Round 0: every byte equal, in the most blocks (each lane counts to its limit).
+        let (blocks, density) = if round == 0 { (super::TALLY_MAX, 1) } else { (blocks, 1 + round % 5) };
+        let input: Vec<u8> = (0..64 * blocks)
+            .map(|_| if (next() as usize).is_multiple_of(density) { byte } else { next() as u8 })
+            .collect();
+        let want = input.iter().filter(|&&b| b == byte).count() as u64;
+        for kernel in kernels("tally_counts_like_a_plain_count") {
+            assert_eq!(super::with_masks(kernel, Tally(&input, byte)), want, "{kernel:?} round {round}");
         }
     }
 }

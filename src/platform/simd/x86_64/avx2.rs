@@ -34,6 +34,11 @@ fn look64(q: &[__m256i; 4], idx: __m256i) -> __m256i {
     }
 }
 
+/// For each low nibble, the ASCII white-space byte that has it (SPACE, TAB, LF, VT, FF, CR),
+/// or 0xff where none has.
+const ASCII_SPACE_BY_LOW_NIBBLE: [u8; 16] =
+    [b' ', 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'\t', b'\n', 0x0b, 0x0c, b'\r', 0xff, 0xff];
+
 /// AVX2 block masks. Only `avx2_context` makes one, after its caller checked that the CPU
 /// has AVX2: holding one proves the AVX2 instructions below can run.
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +53,16 @@ fn halves(block: &[u8; 64]) -> (__m256i, __m256i) {
     unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) }
 }
 
+/// `mask`, as a value the compiler cannot see into. Masks of one vector's sign bits and of its
+/// zero bytes, combined, lead LLVM to redo the work as byte vectors it then takes apart one
+/// byte at a time (hundreds of instructions for a few); an empty `asm` keeps it from that.
+#[inline(always)]
+fn opaque(mut mask: u64) -> u64 {
+    // SAFETY: the assembly is empty: it reads and writes nothing, the register keeps its value.
+    unsafe { std::arch::asm!("/* {0} */", inout(reg) mask, options(pure, nomem, nostack, preserves_flags)) };
+    mask
+}
+
 /// One 64-bit mask from the byte masks of the two halves.
 #[inline(always)]
 fn join(lo: __m256i, hi: __m256i) -> u64 {
@@ -55,8 +70,13 @@ fn join(lo: __m256i, hi: __m256i) -> u64 {
     unsafe { _mm256_movemask_epi8(lo) as u32 as u64 | (_mm256_movemask_epi8(hi) as u32 as u64) << 32 }
 }
 
+/// Per-lane counts of the two halves (see [`BlockMasks::tally`]).
+#[derive(Clone, Copy)]
+pub struct Tally2(__m256i, __m256i);
+
 impl BlockMasks for Avx2Masks {
     const TABLE_LOOKUPS: bool = true;
+    type Tally = Tally2;
 
     #[inline(always)]
     fn utf8_errors(self, window: &[u8; 67]) -> bool {
@@ -104,9 +124,49 @@ impl BlockMasks for Avx2Masks {
     }
 
     #[inline(always)]
+    fn tally_new(self) -> Tally2 {
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe { Tally2(_mm256_setzero_si256(), _mm256_setzero_si256()) }
+    }
+
+    #[inline(always)]
+    fn tally(self, tally: Tally2, block: &[u8; 64], byte: u8) -> Tally2 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // Equal bytes are -1: subtracting counts them, per lane.
+            let n = _mm256_set1_epi8(byte as i8);
+            Tally2(_mm256_sub_epi8(tally.0, _mm256_cmpeq_epi8(a, n)), _mm256_sub_epi8(tally.1, _mm256_cmpeq_epi8(b, n)))
+        }
+    }
+
+    #[inline(always)]
+    fn tally_total(self, tally: Tally2) -> u64 {
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            let zero = _mm256_setzero_si256();
+            let sums = _mm256_add_epi64(_mm256_sad_epu8(tally.0, zero), _mm256_sad_epu8(tally.1, zero));
+            let pair = _mm_add_epi64(_mm256_extracti128_si256::<0>(sums), _mm256_extracti128_si256::<1>(sums));
+            (_mm_cvtsi128_si64(pair) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(pair))) as u64
+        }
+    }
+
+    #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
         // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
         unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
+    }
+
+    #[inline(always)]
+    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe { generic::may_start::<Block>(block, patterns) }
+    }
+
+    #[inline(always)]
+    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe { generic::pattern_starts_top::<Block>(window, patterns) }
     }
 
     #[inline(always)]
@@ -123,20 +183,6 @@ impl BlockMasks for Avx2Masks {
     fn high(self, block: &[u8; 64]) -> u64 {
         let (a, b) = halves(block);
         join(a, b)
-    }
-
-    #[inline(always)]
-    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
-        let (a, b) = halves(block);
-        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
-        unsafe {
-            let mut any = _mm256_setzero_si256();
-            for byte in bytes {
-                let n = _mm256_set1_epi8(byte as i8);
-                any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n)));
-            }
-            _mm256_testz_si256(any, any) == 0
-        }
     }
 
     #[inline(always)]
@@ -191,10 +237,33 @@ impl BlockMasks for Avx2Masks {
     }
 
     #[inline(always)]
+    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            let mut any = _mm256_setzero_si256();
+            for byte in bytes {
+                let n = _mm256_set1_epi8(byte as i8);
+                any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n)));
+            }
+            _mm256_testz_si256(any, any) == 0
+        }
+    }
+
+    #[inline(always)]
     fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
         let (a, b) = halves(block);
         // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
         unsafe {
+            if extra.is_none() {
+                // One shuffle: each byte below 0x80 picks the one white-space byte with its low
+                // nibble (or 0xff, never equal), a byte above gets 0: equal where it is space.
+                let t = _mm256_broadcastsi128_si256(_mm_loadu_si128(ASCII_SPACE_BY_LOW_NIBBLE.as_ptr().cast()));
+                return join(
+                    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, a), a),
+                    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, b), b),
+                );
+            }
             // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and extra).
             let nine = _mm256_set1_epi8(9);
             let four = _mm256_set1_epi8(4);
@@ -355,6 +424,18 @@ impl Block64 for Block {
                 _mm256_cmpeq_epi8(_mm256_and_si256(self.0[1], bits), zero),
             )
         }
+    }
+    #[inline(always)]
+    unsafe fn nonzero(self) -> u64 {
+        // SAFETY: see the impl.
+        unsafe {
+            let zero = _mm256_setzero_si256();
+            opaque(!join(_mm256_cmpeq_epi8(self.0[0], zero), _mm256_cmpeq_epi8(self.0[1], zero)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn signs(self) -> u64 {
+        opaque(join(self.0[0], self.0[1]))
     }
     #[inline(always)]
     unsafe fn any(self) -> bool {

@@ -37,6 +37,7 @@ pub(super) fn load512(block: &[u8; 64]) -> __m512i {
 impl BlockMasks for Avx512Masks {
     const TABLE_LOOKUPS: bool = true;
     const ONE_REGISTER: bool = true;
+    type Tally = __m512i;
 
     #[inline(always)]
     fn utf8_errors(self, window: &[u8; 67]) -> bool {
@@ -72,9 +73,44 @@ impl BlockMasks for Avx512Masks {
     }
 
     #[inline(always)]
+    fn tally_new(self) -> __m512i {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { _mm512_setzero_si512() }
+    }
+
+    #[inline(always)]
+    fn tally(self, tally: __m512i, block: &[u8; 64], byte: u8) -> __m512i {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; `block` is 64 readable
+        // bytes, and the unaligned load needs no alignment.
+        unsafe {
+            let v = _mm512_loadu_si512(block.as_ptr().cast());
+            let equal = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+            _mm512_mask_sub_epi8(tally, equal, tally, _mm512_set1_epi8(-1))
+        }
+    }
+
+    #[inline(always)]
+    fn tally_total(self, tally: __m512i) -> u64 {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { _mm512_reduce_add_epi64(_mm512_sad_epu8(tally, _mm512_setzero_si512())) as u64 }
+    }
+
+    #[inline(always)]
     fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
         // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
         unsafe { generic::pattern_starts::<Block>(window, patterns, select) }
+    }
+
+    #[inline(always)]
+    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { generic::may_start::<Block>(block, patterns) }
+    }
+
+    #[inline(always)]
+    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe { generic::pattern_starts_top::<Block>(window, patterns) }
     }
 
     #[inline(always)]

@@ -21,6 +21,19 @@ pub fn pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [u8;
     crate::platform::simd::scalar_pattern_starts(window, patterns, select)
 }
 
+/// [`crate::platform::simd::BlockMasks::pattern_starts_top`], one position at a time.
+#[inline(always)]
+pub fn pattern_starts_top(window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+    let [any, top, _] = crate::platform::simd::scalar_pattern_starts(window, patterns, [0xff, 0x80, 0]);
+    [any, top]
+}
+
+/// [`crate::platform::simd::BlockMasks::may_start`], one byte at a time.
+#[inline(always)]
+pub fn may_start(block: &[u8; 64], patterns: &crate::platform::simd::NibblePatterns) -> bool {
+    crate::platform::simd::scalar_may_start(block, patterns)
+}
+
 pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
     // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
     unsafe { count_byte_sse2_inner(buf, byte) }

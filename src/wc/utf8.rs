@@ -107,12 +107,19 @@ impl Utf8Spaces {
 
     /// The spaces as nibble patterns: a lead and a second byte (each one byte: one nibble of
     /// each kind), and for three-byte forms the third bytes grouped by high nibble into sets of
-    /// equal low nibbles, one pattern each (glibc: seven patterns).
+    /// equal low nibbles, one pattern each (glibc: seven patterns). Three-byte patterns take
+    /// the low bits, two-byte ones the high bits: glibc's one two-byte space (U+00A0) is bit 7,
+    /// which a vector's sign bits give without a test.
     pub(super) fn nibbles(pairs: &[(u8, u8, u64)]) -> Option<(NibblePatterns, u8, u8)> {
         let one = |b: u8| (1u16 << (b >> 4), 1u16 << (b & 15));
-        let mut patterns = NibblePatterns::default();
-        let (mut two, mut three, mut next) = (0u8, 0u8, 0u32);
+        // (lead, second, the third bytes' nibble sets or None for a two-byte form)
+        type Form = (u8, u8, Option<(u16, u16)>);
+        let mut forms: Vec<Form> = Vec::new();
         for &(lead, second, set) in pairs {
+            if set == 0 {
+                forms.push((lead, second, None));
+                continue;
+            }
             // The third bytes by high nibble (8..=B): their low nibbles.
             let lows: [u16; 4] = std::array::from_fn(|h| ((set >> (16 * h)) & 0xffff) as u16);
             let mut groups: Vec<(u16, u16)> = Vec::new();
@@ -122,37 +129,61 @@ impl Utf8Spaces {
                     None => groups.push((1 << (8 + h), low)),
                 }
             }
-            let thirds: Vec<Option<(u16, u16)>> =
-                if set == 0 { vec![None] } else { groups.into_iter().map(Some).collect() };
-            for third in thirds {
-                let bit = 1u8.checked_shl(next)?;
-                next += 1;
-                let (h, l) = one(lead);
-                patterns.allow(bit, 0, h, l);
-                let (h, l) = one(second);
-                patterns.allow(bit, 1, h, l);
-                match third {
-                    None => {
-                        patterns.allow(bit, 2, 0xffff, 0xffff);
-                        two |= bit;
-                    }
-                    Some((highs, lows)) => {
-                        patterns.allow(bit, 2, highs, lows);
-                        three |= bit;
-                    }
+            forms.extend(groups.into_iter().map(|g| (lead, second, Some(g))));
+        }
+        if forms.len() > 8 {
+            return None;
+        }
+        let mut patterns = NibblePatterns::default();
+        let (mut two, mut three) = (0u8, 0u8);
+        let (mut low_bit, mut high_bit) = (0u32, 7u32);
+        for (lead, second, third) in forms {
+            let bit = match third {
+                Some(_) => 1u8 << low_bit,
+                None => 1u8 << high_bit,
+            };
+            let (h, l) = one(lead);
+            patterns.allow(bit, 0, h, l);
+            let (h, l) = one(second);
+            patterns.allow(bit, 1, h, l);
+            match third {
+                None => {
+                    patterns.allow(bit, 2, 0xffff, 0xffff);
+                    two |= bit;
+                    high_bit = high_bit.wrapping_sub(1);
+                }
+                Some((highs, lows)) => {
+                    patterns.allow(bit, 2, highs, lows);
+                    three |= bit;
+                    low_bit += 1;
                 }
             }
         }
         Some((patterns, two, three))
     }
 
-    /// [`Self::mask`] by table look-ups.
+    /// [`Self::mask`] by table look-ups of `nibbles` (this `self.nibbles`), selecting the
+    /// two- and three-byte patterns by masks.
     #[inline(always)]
-    pub(super) fn mask_by_tables<M: BlockMasks>(&self, m: M, window: &[u8; 66]) -> Option<(u64, u64)> {
-        let (patterns, two, three) = self.nibbles.as_ref()?;
+    pub(super) fn mask_by_tables<M: BlockMasks>(
+        m: M,
+        nibbles: &(NibblePatterns, u8, u8),
+        window: &[u8; 66],
+    ) -> (u64, u64) {
+        let (patterns, two, three) = nibbles;
         let [two, three, _] = m.pattern_starts(window, patterns, [*two, *three, 0]);
+        Self::spread([two | three, two])
+    }
+
+    /// The bytes of the spaces that begin where `starts` says (`[any, two-byte]`), as
+    /// [`Self::mask`] gives them. With glibc's layout (the one two-byte pattern in bit 7),
+    /// `starts` is [`BlockMasks::pattern_starts_top`].
+    #[inline(always)]
+    pub(super) fn spread(starts: [u64; 2]) -> (u64, u64) {
+        let [any, two] = starts;
+        let three = any & !two;
         let spread = u128::from(two) * 0b11 + u128::from(three) * 0b111;
-        Some((spread as u64, (spread >> 64) as u64))
+        (spread as u64, (spread >> 64) as u64)
     }
 
     /// The bytes of the multibyte spaces that begin in `block` (which `after`, its next two

@@ -201,11 +201,6 @@ pub trait BlockMasks: Copy {
     fn eq(self, block: &[u8; 64], byte: u8) -> u64;
     /// `block[i] >= 0x80`.
     fn high(self, block: &[u8; 64]) -> u64;
-    /// Whether any byte of the block is one of `bytes`.
-    #[inline(always)]
-    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
-        bytes.iter().fold(0, |acc, &b| acc | self.eq(block, b)) != 0
-    }
     /// `block[i] >= byte` (unsigned).
     #[inline(always)]
     fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
@@ -258,9 +253,6 @@ pub trait BlockMasks: Copy {
     /// Whether [`Self::pattern_starts`] runs on vector table look-ups (AVX2, AVX-512, NEON);
     /// without them a caller may do better with a few compares of its own.
     const TABLE_LOOKUPS: bool = false;
-    /// Whether a block fits one register, so that [`Self::pattern_starts`] costs no more than a
-    /// few compares (AVX-512): no filter before it pays.
-    const ONE_REGISTER: bool = false;
     /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
     /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
     /// bytes). See [`NibblePatterns`].

@@ -345,35 +345,6 @@ fn lookup64_matches_the_scalar_reference() {
 /// Every kernel's `any_of` against `contains`, with the bytes sought at every position, and
 /// absent.
 #[test]
-fn any_of_finds_each_byte_anywhere() {
-    struct AnyOf<'a>(&'a [u8; 64], [u8; 4]);
-    impl super::WithMasks for AnyOf<'_> {
-        type Output = bool;
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> bool {
-            m.any_of(self.0, self.1)
-        }
-    }
-    let sought = [[0xc2, 0xe1, 0xe2, 0xe3], [0x00, 0xff, 0x80, 0x7f], [b'a', b'a', b'a', b'a']];
-    for bytes in sought {
-        let mut block: [u8; 64] = std::array::from_fn(|i| 0x30 + (i % 40) as u8);
-        block.iter_mut().filter(|b| bytes.contains(b)).for_each(|b| *b = b'.');
-        for at in 0..=64 {
-            for &b in &bytes {
-                let mut block = block;
-                if at < 64 {
-                    block[at] = b;
-                }
-                let want = block.iter().any(|x| bytes.contains(x));
-                for kernel in kernels("any_of_finds_each_byte_anywhere") {
-                    assert_eq!(super::with_masks(kernel, AnyOf(&block, bytes)), want, "{kernel:?} {b:#x} at {at}");
-                }
-            }
-        }
-    }
-}
-
-#[test]
 fn ascii_space_mask_marks_exactly_those_bytes() {
     struct Space<'a>(&'a [u8; 64], Option<u8>);
     impl super::WithMasks for Space<'_> {

@@ -15,7 +15,7 @@
 //! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 
 use super::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, ByteClasses, SPACE_BIT, WIDTH_BITS};
-use super::utf8::{Utf8, utf8_char};
+use super::utf8::{Utf8, Utf8Spaces, utf8_char};
 use crate::platform::simd::{BlockMasks, Kernel, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 
@@ -80,44 +80,48 @@ pub struct Counter<'a> {
     lead_filter: LeadFilter,
 }
 
-/// When to look for the lead bytes of multibyte spaces before looking the spaces up: the
-/// look-up costs about as much as the rest of a window's count, and most windows of most
-/// scripts (Arabic, Devanagari, Hangul: all of them) hold no lead byte of a space. But in
-/// scripts whose windows often do (the CJK punctuation and kana share U+3000's lead byte;
-/// Cyrillic quotes and dashes, U+00A0's and U+2000's), a look that rarely spares the look-up
-/// costs more than it saves, and its branch goes unpredictable. So the filter samples how often
-/// it finds a lead, and stands aside where that is more than one window in eight, looking
-/// again after a while.
+/// When to look for the lead bytes of multibyte spaces before looking the spaces up (with
+/// table look-ups; see `WordWindows::sparse`): the look-up costs more than the rest of a
+/// window's count, and most windows of most scripts (Arabic, Devanagari, Hangul: all of them;
+/// Chinese: half) hold no lead byte of a space. Looking for one costs a third of a look-up, so
+/// where nearly every window holds one (kana share U+3000's lead byte) it only adds. The filter
+/// samples how often it finds a lead, a batch of windows at a time, stands aside where that is
+/// more than three windows in four, and looks again after a while.
 #[derive(Clone, Copy, Debug, Default)]
 struct LeadFilter {
     off: bool,
-    windows: u32,
-    hits: u32,
+    /// Batches since it stood aside.
+    rested: u32,
 }
 
-impl LeadFilter {
-    /// Windows per sample while on.
-    const SAMPLE: u32 = 64;
-    /// Windows before it samples again after standing aside.
-    const REST: u32 = 4096;
+// A batch's line ends are one tally.
+const _: () = assert!(LeadFilter::BATCH <= platform::simd::TALLY_MAX);
 
-    /// Whether a window needs the look-up, given whether it holds a lead byte (asked only
-    /// while the filter is on).
+impl LeadFilter {
+    /// Windows per batch (and per sample while on; at most a tally's).
+    const BATCH: usize = 64;
+    /// Batches before it samples again after standing aside.
+    const REST: u32 = 64;
+
+    /// Whether the next batch looks for lead bytes.
     #[inline(always)]
-    fn look_up(&mut self, has_lead: impl FnOnce() -> bool) -> bool {
-        self.windows += 1;
-        if self.off {
-            if self.windows == Self::REST {
-                *self = LeadFilter::default();
-            }
-            return true;
+    fn on(&self) -> bool {
+        !self.off
+    }
+
+    /// A batch looked for lead bytes and found them in `hits` windows.
+    #[inline(always)]
+    fn sampled(&mut self, hits: u32) {
+        *self = LeadFilter { off: hits * 4 > 3 * Self::BATCH as u32, rested: 0 };
+    }
+
+    /// A batch did not look for lead bytes.
+    #[inline(always)]
+    fn rested(&mut self) {
+        self.rested += 1;
+        if self.rested == Self::REST {
+            *self = LeadFilter::default();
         }
-        let hit = has_lead();
-        self.hits += u32::from(hit);
-        if self.windows == Self::SAMPLE {
-            *self = LeadFilter { off: self.hits * 8 > Self::SAMPLE, windows: 0, hits: 0 };
-        }
-        hit
     }
 }
 

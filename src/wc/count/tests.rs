@@ -396,3 +396,65 @@ fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
         assert_eq!(count_lines(&input), expected.lines);
     }
 }
+
+#[test]
+fn words_agree_as_the_lead_filter_stands_aside_and_looks_again() {
+    // Text whose windows mostly hold a lead byte of a space (kana and CJK punctuation share
+    // U+3000's), long enough for the filter to stand aside; then text without any (Arabic
+    // letters, ASCII spaces), long enough for it to look again; then the first kind again.
+    // Every kind of multibyte space, and invalid bytes, fall at every alignment to the windows.
+    let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+    let dense: [&str; 8] = ["かな", "、", "。", "「漢字」", "\u{3000}", "\u{a0}", "\u{2009}", "\u{205f}"];
+    let free: [&[u8]; 6] = ["كلمة".as_bytes(), b" ", "نص".as_bytes(), b"\n", b"\xe3\x80", "\u{3000}".as_bytes()];
+    let mut input = Vec::new();
+    let mut part = |input: &mut Vec<u8>, len: usize, dense_part: bool| {
+        let end = input.len() + len;
+        while input.len() < end {
+            let r = next() as usize;
+            if dense_part {
+                input.extend_from_slice(dense[r % dense.len()].as_bytes());
+            } else if r.is_multiple_of(997) {
+                // A rare space or a cut sequence in the lead-free text.
+                input.extend_from_slice(free[4 + r % 2]);
+            } else {
+                input.extend_from_slice(free[r % 4]);
+            }
+        }
+    };
+    let (batch, rest) = (64 * LeadFilter::BATCH, LeadFilter::REST as usize);
+    part(&mut input, 3 * batch + 100, true);
+    let dense_end = input.len();
+    part(&mut input, (rest + 3) * batch, false);
+    let free_end = input.len();
+    part(&mut input, 2 * batch + 7, true);
+    let expected = reference_utf8(&input);
+    let classes = ByteClasses::new(Charset::Utf8, false);
+    for want in
+        [Want { words: true, ..Want::default() }, Want { lines: true, words: true, bytes: true, ..Want::default() }]
+    {
+        for kernel in crate::testing::kernels("wc::count (the lead filter's batches)") {
+            let mut counter = Counter::new(want, &classes, Charset::Utf8);
+            counter.feed_with(kernel, &input[..dense_end]);
+            let after_dense = counter.lead_filter;
+            counter.feed_with(kernel, &input[dense_end..free_end]);
+            let after_free = counter.lead_filter;
+            counter.feed_with(kernel, &input[free_end..]);
+            let got = counter.finish();
+            assert_eq!(wanted(got, want), wanted(expected, want), "{kernel:?} {want:?}");
+            if platform::simd::with_masks(kernel, TableLookups) {
+                assert!(after_dense.off, "{kernel:?}: the filter stood aside in the dense text");
+                assert!(!after_free.off, "{kernel:?}: the filter looks again in the lead-free text");
+            }
+        }
+    }
+}
+
+/// Whether a kernel's block masks use table look-ups (and so the lead filter).
+struct TableLookups;
+
+impl WithMasks for TableLookups {
+    type Output = bool;
+    fn run<M: BlockMasks>(self, _: M) -> bool {
+        M::TABLE_LOOKUPS
+    }
+}

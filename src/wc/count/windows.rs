@@ -2,6 +2,7 @@
 //! valid UTF-8 by masks, and the general window that visits only the bytes that matter.
 
 use super::*;
+use crate::platform::simd::NibblePatterns;
 
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
@@ -11,6 +12,9 @@ impl Counter<'_> {
     /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
     /// space; the bytes of any other character it stops inside are word bytes either way.
     /// Returns where it stopped.
+    ///
+    /// The windows go in batches of one kind (see `LeadFilter`): each loop has one test per
+    /// window, and the line ends of a batch are counted at its end, while it is in the cache.
     #[inline(always)]
     pub(super) fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
         // (Not even the spaces' patterns for an input too short for a window: they cost a
@@ -21,42 +25,41 @@ impl Counter<'_> {
         let Some(spaces) = self.classes.utf8_spaces() else {
             return from;
         };
+        let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
+        // How a window's multibyte spaces are found, decided once (see `WordWindows::window`).
+        let (how, nibbles) = match &spaces.nibbles {
+            Some(nibbles @ (_, 0x80, _)) if M::TABLE_LOOKUPS => (BY_TOP, nibbles),
+            Some(nibbles) if M::TABLE_LOOKUPS => (BY_SELECTION, nibbles),
+            _ => (BY_COMPARES, &NO_NIBBLES),
+        };
+        let run_spaces = (spaces, nibbles);
+        // With table look-ups, windows without the lead byte of a space may skip them (without,
+        // `mask` itself starts with the leads).
+        let filtered = M::TABLE_LOOKUPS;
         let mut i = from;
-        let mut carry = 0u64;
-        let mut in_word = self.in_word;
-        let mut lead_filter = self.lead_filter;
-        let (mut words, mut lines) = (0u64, 0u64);
-        while i + 66 <= buf.len() {
-            platform::simd::prefetch_ahead(buf, i);
-            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
-            let after: &[u8; 2] = buf[i + 64..i + 66].try_into().unwrap();
-            let mut space = m.ascii_space(block, None) | carry;
-            carry = 0;
-            // With table look-ups in several registers, windows without the lead byte of a
-            // space skip them (see `LeadFilter`; without table look-ups, `mask` itself starts
-            // with the leads).
-            if m.high(block) != 0
-                && (!M::TABLE_LOOKUPS || M::ONE_REGISTER || lead_filter.look_up(|| m.any_of(block, spaces.leads)))
-            {
-                let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
-                let by_tables = if M::TABLE_LOOKUPS { spaces.mask_by_tables(m, window) } else { None };
-                let (mb, next) = by_tables.unwrap_or_else(|| spaces.mask(m, block, after));
-                space |= mb;
-                carry = next;
+        // Windows begin where the 66 bytes they need are there.
+        while buf.len() - i >= 66 {
+            let batch = ((buf.len() - 2 - i) / 64).min(LeadFilter::BATCH);
+            let windows = &buf[i..i + 64 * batch + 2];
+            let filter = filtered && self.lead_filter.on();
+            let (hits, lines) = match (how, filter) {
+                (BY_TOP, true) => run.sparse::<M, BY_TOP>(m, run_spaces, windows),
+                (BY_TOP, false) => run.dense::<M, BY_TOP>(m, run_spaces, windows),
+                (BY_SELECTION, true) => run.sparse::<M, BY_SELECTION>(m, run_spaces, windows),
+                (BY_SELECTION, false) => run.dense::<M, BY_SELECTION>(m, run_spaces, windows),
+                _ => run.dense::<M, BY_COMPARES>(m, run_spaces, windows),
+            };
+            match filter {
+                true => self.lead_filter.sampled(hits),
+                false => self.lead_filter.rested(),
             }
-            lines += u64::from(m.eq(block, b'\n').count_ones());
-            // A word ends where a space follows a word byte (the carry is the previous byte).
-            let prev_nonspace = (!space << 1) | u64::from(in_word);
-            words += u64::from((space & prev_nonspace).count_ones());
-            in_word = space >> 63 == 0;
-            i += 64;
+            self.counts.lines += lines;
+            i += 64 * batch;
         }
         // The last bytes of a space that began in the last window: spaces, no line end.
-        i += carry.count_ones() as usize;
-        self.counts.words += words;
-        self.counts.lines += lines;
-        self.in_word = in_word;
-        self.lead_filter = lead_filter;
+        i += run.carry.count_ones() as usize;
+        self.counts.words += run.words;
+        self.in_word = run.in_word;
         i
     }
 
@@ -329,4 +332,118 @@ fn exact_chars<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> u64 {
     let [short, long, _] = m.pattern_starts(window, platform::simd::utf8_start_patterns(), [!four_byte, four_byte, 0]);
     let cont3 = m.continuation(buf[at + 3..at + 67].try_into().unwrap());
     u64::from((!m.high(block) | short | (long & cont3)).count_ones())
+}
+
+/// How [`WordWindows`] finds multibyte spaces: table look-ups with glibc's layout (the one
+/// two-byte pattern in bit 7), table look-ups with selection masks, or compares.
+const BY_TOP: u8 = 0;
+const BY_SELECTION: u8 = 1;
+const BY_COMPARES: u8 = 2;
+
+/// The nibble patterns given where spaces are found by compares (never looked at).
+static NO_NIBBLES: (NibblePatterns, u8, u8) = (NibblePatterns { lo: [[0; 16]; 3], hi: [[0; 16]; 3] }, 0, 0);
+
+/// The spaces, and their nibble patterns (or [`NO_NIBBLES`]).
+type RunSpaces<'a> = (&'a Utf8Spaces, &'a (NibblePatterns, u8, u8));
+
+/// The state of [`Counter::words_run`] from one window to the next.
+struct WordWindows {
+    /// The bytes of a multibyte space that began in the last window and go on in this one.
+    carry: u64,
+    /// The byte before the window is a word byte.
+    in_word: bool,
+    words: u64,
+}
+
+impl WordWindows {
+    /// The words that end in the windows of `windows` (64 bytes each, and the two bytes after
+    /// the last; at most [`LeadFilter::BATCH`] windows), multibyte spaces found `HOW` in the
+    /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
+    /// ends.
+    #[inline(always)]
+    fn dense<M: BlockMasks, const HOW: u8>(&mut self, m: M, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+        let mut lines = m.tally_new();
+        let mut at = 0;
+        while let Some(window) = windows.get(at..at + 66) {
+            platform::simd::prefetch_ahead(windows, at);
+            let window: &[u8; 66] = window.try_into().unwrap();
+            let (block, _) = window.split_first_chunk::<64>().unwrap();
+            let mut space = m.ascii_space(block, None) | self.carry;
+            self.carry = 0;
+            if m.high(block) != 0 {
+                let (mb, next) = Self::look_up::<M, HOW>(m, spaces, window);
+                space |= mb;
+                self.carry = next;
+            }
+            self.words(space);
+            lines = m.tally(lines, block, b'\n');
+            at += 64;
+        }
+        (0, m.tally_total(lines))
+    }
+
+    /// [`Self::dense`] for windows most of which hold no lead byte of a multibyte space
+    /// (table look-ups only): the others are not looked up. Returns how many windows held a
+    /// lead byte, and the line ends.
+    ///
+    /// In three passes, so that a window the look-up skips costs no branch: the first takes
+    /// each window's ASCII white space, line ends, and whether it holds a lead byte; the
+    /// second looks up those that do, one after the other (a loop over a bit mask, whose only
+    /// hard-to-guess branch is its end); the third counts the words.
+    #[inline(always)]
+    fn sparse<M: BlockMasks, const HOW: u8>(&mut self, m: M, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+        let n = (windows.len() - 2) / 64;
+        // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
+        // and those that go on from the window before (the last slot: past the batch). Only
+        // stores, no read-modify-write: a wide store read back in part by the next window's
+        // would stall.
+        let mut ascii = [0u64; LeadFilter::BATCH];
+        let mut multi = [0u64; LeadFilter::BATCH];
+        let mut carried = [0u64; LeadFilter::BATCH + 1];
+        carried[0] = self.carry;
+        let mut look = 0u64;
+        let mut lines = m.tally_new();
+        for (k, slot) in ascii[..n].iter_mut().enumerate() {
+            let at = 64 * k;
+            platform::simd::prefetch_ahead(windows, at);
+            let block: &[u8; 64] = windows[at..at + 64].try_into().unwrap();
+            *slot = m.ascii_space(block, None);
+            look |= u64::from(m.may_start(block, &spaces.1.0)) << k;
+            lines = m.tally(lines, block, b'\n');
+        }
+        let mut todo = look;
+        while todo != 0 {
+            let k = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let window: &[u8; 66] = windows[64 * k..64 * k + 66].try_into().unwrap();
+            (multi[k], carried[k + 1]) = Self::look_up::<M, HOW>(m, spaces, window);
+        }
+        for k in 0..n {
+            self.words(ascii[k] | multi[k] | carried[k]);
+        }
+        self.carry = carried[n];
+        (look.count_ones(), m.tally_total(lines))
+    }
+
+    /// The bytes of the multibyte spaces that begin in `window[..64]`, and those past it.
+    #[inline(always)]
+    fn look_up<M: BlockMasks, const HOW: u8>(m: M, (spaces, nibbles): RunSpaces<'_>, window: &[u8; 66]) -> (u64, u64) {
+        match HOW {
+            BY_TOP => Utf8Spaces::spread(m.pattern_starts_top(window, &nibbles.0)),
+            BY_SELECTION => Utf8Spaces::mask_by_tables(m, nibbles, window),
+            _ => {
+                let (block, after) = window.split_first_chunk::<64>().unwrap();
+                spaces.mask(m, block, after.try_into().unwrap())
+            }
+        }
+    }
+
+    /// The words that end in a window whose white space is `space`.
+    #[inline(always)]
+    fn words(&mut self, space: u64) {
+        // A word ends where a space follows a word byte (the carry is the previous byte).
+        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+        self.words += u64::from((space & prev_nonspace).count_ones());
+        self.in_word = space >> 63 == 0;
+    }
 }

@@ -237,20 +237,6 @@ impl BlockMasks for Avx2Masks {
     }
 
     #[inline(always)]
-    fn any_of(self, block: &[u8; 64], bytes: [u8; 4]) -> bool {
-        let (a, b) = halves(block);
-        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
-        unsafe {
-            let mut any = _mm256_setzero_si256();
-            for byte in bytes {
-                let n = _mm256_set1_epi8(byte as i8);
-                any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi8(a, n), _mm256_cmpeq_epi8(b, n)));
-            }
-            _mm256_testz_si256(any, any) == 0
-        }
-    }
-
-    #[inline(always)]
     fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
         let (a, b) = halves(block);
         // SAFETY: holding an Avx2Masks proves the CPU has AVX2.

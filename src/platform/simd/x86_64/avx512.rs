@@ -36,7 +36,6 @@ pub(super) fn load512(block: &[u8; 64]) -> __m512i {
 
 impl BlockMasks for Avx512Masks {
     const TABLE_LOOKUPS: bool = true;
-    const ONE_REGISTER: bool = true;
     type Tally = __m512i;
 
     #[inline(always)]

@@ -230,6 +230,9 @@ pub trait BlockMasks: Copy {
     fn tally_new(self) -> Self::Tally;
     /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
     fn tally(self, tally: Self::Tally, block: &[u8; 64], byte: u8) -> Self::Tally;
+    /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`]
+    /// in the same count).
+    fn tally_continuation(self, tally: Self::Tally, block: &[u8; 64]) -> Self::Tally;
     /// The count.
     fn tally_total(self, tally: Self::Tally) -> u64;
     /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson
@@ -511,6 +514,10 @@ impl BlockMasks for Baseline {
     #[inline(always)]
     fn tally(self, tally: u64, block: &[u8; 64], byte: u8) -> u64 {
         tally + u64::from(self.eq(block, byte).count_ones())
+    }
+    #[inline(always)]
+    fn tally_continuation(self, tally: u64, block: &[u8; 64]) -> u64 {
+        tally + u64::from(self.continuation(block).count_ones())
     }
     #[inline(always)]
     fn tally_total(self, tally: u64) -> u64 {

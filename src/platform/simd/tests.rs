@@ -376,26 +376,30 @@ fn ascii_space_mask_marks_exactly_those_bytes() {
 fn tally_counts_like_a_plain_count() {
     struct Tally<'a>(&'a [u8], u8);
     impl super::WithMasks for Tally<'_> {
-        type Output = u64;
+        type Output = (u64, u64);
         #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> u64 {
-            let mut tally = m.tally_new();
+        fn run<M: super::BlockMasks>(self, m: M) -> (u64, u64) {
+            let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
             for block in self.0.chunks_exact(64) {
-                tally = m.tally(tally, block.try_into().unwrap(), self.1);
+                equal = m.tally(equal, block.try_into().unwrap(), self.1);
+                continuation = m.tally_continuation(continuation, block.try_into().unwrap());
             }
-            m.tally_total(tally)
+            (m.tally_total(equal), m.tally_total(continuation))
         }
     }
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
     for round in 0..rounds(200) {
         let blocks = 1 + round % super::TALLY_MAX;
         let byte = next() as u8;
-        // Round 0: every byte equal, in the most blocks (each lane counts to its limit).
+        // Round 0: every byte equal, in the most blocks (each lane counts to its limit); with
+        // a continuation byte, every byte that too.
+        let byte = if round == 0 { 0xa5 } else { byte };
         let (blocks, density) = if round == 0 { (super::TALLY_MAX, 1) } else { (blocks, 1 + round % 5) };
         let input: Vec<u8> = (0..64 * blocks)
             .map(|_| if (next() as usize).is_multiple_of(density) { byte } else { next() as u8 })
             .collect();
         let want = input.iter().filter(|&&b| b == byte).count() as u64;
+        let want = (want, input.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
         for kernel in kernels("tally_counts_like_a_plain_count") {
             assert_eq!(super::with_masks(kernel, Tally(&input, byte)), want, "{kernel:?} round {round}");
         }

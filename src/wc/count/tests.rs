@@ -458,3 +458,40 @@ impl WithMasks for TableLookups {
         M::TABLE_LOOKUPS
     }
 }
+
+#[test]
+fn characters_agree_around_the_tally_batches() {
+    // -m counts valid windows from tallies of up to 255 windows: errors planted in the windows
+    // around each batch's end and the next one's start, and at the run's first and last
+    // windows, must take back exactly what the tallies counted there.
+    // (Only two-byte characters: every odd byte of every window is a continuation byte, so
+    // each lane of a tally counts to its limit.)
+    for text in ["Съешь же ещё этих мягких французских булок, 中文字符 και ελληνικά ✓😀 ascii\n", "ж"]
+    {
+        characters_around_the_tally_batches(text);
+    }
+}
+
+fn characters_around_the_tally_batches(text: &str) {
+    let mut base = Vec::new();
+    while base.len() < 64 * 255 * 2 + 300 {
+        base.extend_from_slice(text.as_bytes());
+    }
+    let batch = 64 * crate::platform::simd::TALLY_MAX;
+    let spots =
+        [0, 1, 63, 64, 65, batch - 65, batch - 64, batch - 2, batch - 1, batch, batch + 1, batch + 63, batch + 64];
+    let want = Want { lines: true, chars: true, ..Want::default() };
+    let classes = ByteClasses::new(Charset::Utf8, false);
+    for (k, &spot) in spots.iter().chain(&[2 * batch - 1, base.len() - 70, base.len() - 3]).enumerate() {
+        for bad in [&b"\xff"[..], b"\xe4\xb8", b"\x80\x80", b"\xf0\x9f\x98"] {
+            let mut input = base.clone();
+            input[spot..spot + bad.len()].copy_from_slice(bad);
+            let expected = wanted(reference_utf8(&input), want);
+            for kernel in crate::testing::kernels("wc::count (-m around the tally batches)") {
+                let mut counter = Counter::new(want, &classes, Charset::Utf8);
+                counter.feed_with(kernel, &input);
+                assert_eq!(wanted(counter.finish(), want), expected, "{kernel:?} spot {k} at {spot} {bad:x?}");
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! valid UTF-8 by masks, and the general window that visits only the bytes that matter.
 
 use super::*;
-use crate::platform::simd::NibblePatterns;
+use crate::platform::simd::{NibblePatterns, TALLY_MAX};
 
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
@@ -66,8 +66,9 @@ impl Counter<'_> {
     /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
     /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
     /// next window's check find no error, its characters are its bytes that are not
-    /// continuation bytes (windows of ASCII need no check at all). Where a check finds an error,
-    /// that window and the one before it (whose last character may be the broken one) are
+    /// continuation bytes, tallied in registers over a batch of windows (64 characters each,
+    /// less the tally). Where a check finds an error, that window and the one before it (whose
+    /// last character may be the broken one; the tally's count of it is taken back) are
     /// counted exactly by `exact_chars`, which needs no decoding either. Windows need the three
     /// bytes after them; it stops at a window boundary, maybe inside a character it counted
     /// (its last bytes are no character to what follows, either way). Line ends are counted in
@@ -77,38 +78,35 @@ impl Counter<'_> {
         if !M::TABLE_LOOKUPS {
             return self.chars_run_by_masks(m, buf, from);
         }
-        let mut i = from;
-        let mut chars = 0u64;
-        // The characters of the last window, counted but not yet confirmed by the next check.
-        let mut pending: Option<u64> = None;
+        if from + 67 > buf.len() {
+            return from;
+        }
+        let mut run =
+            CharWindows { tally: m.tally_new(), tallied: 0, continuation: 0, exact: 0, taken_back: 0, pending: false };
+        // The three bytes before the first window: before the run's start, which is a character
+        // boundary, ASCII stands for them.
         let mut first = [0u8; 67];
-        while i + 67 <= buf.len() {
-            platform::simd::prefetch_ahead(buf, i);
-            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
-            // The three bytes before the window: before the run's start, which is a character
-            // boundary, ASCII stands for them.
-            let window: &[u8; 67] = if i == from {
-                first[3..].copy_from_slice(block);
-                &first
-            } else {
-                buf[i - 3..i + 64].try_into().unwrap()
-            };
-            if !m.utf8_errors(window) {
-                chars += pending.take().unwrap_or(0);
-                pending = Some(u64::from(64 - m.continuation(block).count_ones()));
-            } else {
-                if pending.take().is_some() {
-                    chars += exact_chars(m, buf, i - 64);
-                }
-                chars += exact_chars(m, buf, i);
+        first[3..].copy_from_slice(&buf[from..from + 64]);
+        run.window(m, buf, from, &first);
+        let mut i = from + 64;
+        let mut batch = from;
+        while batch + 67 <= buf.len() {
+            // Batches of as many windows as a tally holds (the first one's first done above).
+            let end = (batch + 64 * TALLY_MAX).min(buf.len() - 3);
+            while i + 64 <= end {
+                platform::simd::prefetch_ahead(buf, i);
+                run.window(m, buf, i, buf[i - 3..i + 64].try_into().unwrap());
+                i += 64;
             }
-            i += 64;
+            run.continuation += m.tally_total(run.tally);
+            run.tally = m.tally_new();
+            batch = i;
         }
-        if pending.is_some() {
+        if run.pending {
             // The last window's characters that reach past it were checked by no next window.
-            chars += exact_chars(m, buf, i - 64);
+            run.take_back(m, buf, i - 64);
         }
-        self.counts.chars += chars;
+        self.counts.chars += 64 * run.tallied - run.continuation - run.taken_back + run.exact;
         if self.want.lines {
             self.counts.lines += count_lines(&buf[from..i]);
         }
@@ -446,4 +444,56 @@ impl WordWindows {
         self.words += u64::from((space & prev_nonspace).count_ones());
         self.in_word = space >> 63 == 0;
     }
+}
+
+/// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their
+/// continuation bytes (64 characters less those), the others exactly.
+struct CharWindows<T> {
+    tally: T,
+    /// Windows in the tallies.
+    tallied: u64,
+    /// The continuation bytes of the tallies so far.
+    continuation: u64,
+    /// The characters of the windows counted exactly.
+    exact: u64,
+    /// What tallied windows counted that a later check took back.
+    taken_back: u64,
+    /// The last window was tallied, and the next window's check must confirm it (its last
+    /// character may be cut by a byte that follows).
+    pending: bool,
+}
+
+impl<T: Copy> CharWindows<T> {
+    /// The window at `buf[at..]`, whose three bytes before it and 64 bytes are `window`.
+    #[inline(always)]
+    fn window<M: BlockMasks<Tally = T>>(&mut self, m: M, buf: &[u8], at: usize, window: &[u8; 67]) {
+        if !m.utf8_errors(window) {
+            self.tally = m.tally_continuation(self.tally, window[3..].try_into().unwrap());
+            self.tallied += 1;
+            self.pending = true;
+        } else {
+            if self.pending {
+                self.take_back(m, buf, at - 64);
+            }
+            self.exact += exact_chars(m, buf, at);
+        }
+    }
+
+    /// The tallied window at `buf[at..]` counted exactly instead.
+    #[inline(always)]
+    fn take_back<M: BlockMasks<Tally = T>>(&mut self, m: M, buf: &[u8], at: usize) {
+        let (taken_back, exact) = recount(m, buf, at);
+        self.taken_back += taken_back;
+        self.exact += exact;
+        self.pending = false;
+    }
+}
+
+/// What a tally counted of the window at `buf[at..]`, and its exact count (out of line: the
+/// state of the caller's loop stays in registers).
+#[cold]
+#[inline(never)]
+fn recount<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> (u64, u64) {
+    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+    (u64::from(64 - m.continuation(block).count_ones()), exact_chars(m, buf, at))
 }

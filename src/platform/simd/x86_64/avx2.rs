@@ -141,6 +141,20 @@ impl BlockMasks for Avx2Masks {
     }
 
     #[inline(always)]
+    fn tally_continuation(self, tally: Tally2, block: &[u8; 64]) -> Tally2 {
+        let (a, b) = halves(block);
+        // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
+        unsafe {
+            // Signed, 0x80..=0xbf are -128..=-65: the bytes below -64 (-1 where true).
+            let limit = _mm256_set1_epi8(-64);
+            Tally2(
+                _mm256_sub_epi8(tally.0, _mm256_cmpgt_epi8(limit, a)),
+                _mm256_sub_epi8(tally.1, _mm256_cmpgt_epi8(limit, b)),
+            )
+        }
+    }
+
+    #[inline(always)]
     fn tally_total(self, tally: Tally2) -> u64 {
         // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
         unsafe {

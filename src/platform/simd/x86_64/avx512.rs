@@ -89,6 +89,15 @@ impl BlockMasks for Avx512Masks {
     }
 
     #[inline(always)]
+    fn tally_continuation(self, tally: __m512i, block: &[u8; 64]) -> __m512i {
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
+        unsafe {
+            let continuation = _mm512_cmplt_epi8_mask(load512(block), _mm512_set1_epi8(-64));
+            _mm512_mask_sub_epi8(tally, continuation, tally, _mm512_set1_epi8(-1))
+        }
+    }
+
+    #[inline(always)]
     fn tally_total(self, tally: __m512i) -> u64 {
         // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
         unsafe { _mm512_reduce_add_epi64(_mm512_sad_epu8(tally, _mm512_setzero_si512())) as u64 }

@@ -178,6 +178,9 @@ impl<'a> Counter<'a> {
         if block_path && self.utf8 && self.want.words && !self.want.chars && self.pending_len == 0 {
             i = self.words_run(m, buf, i);
         }
+        if block_path && !self.multibyte && self.want.words {
+            i = self.unibyte_words_run(m, buf, i);
+        }
         if width_path && self.width_alone() && self.pending_len == 0 {
             i = self.width_run(m, buf, i);
         }

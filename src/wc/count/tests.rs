@@ -495,3 +495,31 @@ fn characters_around_the_tally_batches(text: &str) {
         }
     }
 }
+
+#[test]
+fn single_byte_words_agree_across_the_tally_batches() {
+    // Line ends tallied 255 windows at a time, word state carried across windows, batches and
+    // chunks: byte soup (every byte value, runs of line ends) longer than two batches, cut at
+    // many places, through every kernel against GNU's loop.
+    let mut next = crate::testing::xorshift(0x6a09_e667_f3bc_c909);
+    // (First more line ends than a tally's lane holds, in a row.)
+    let input: Vec<u8> = std::iter::repeat_n(b'\n', 64 * 256 + 5)
+        .chain((0..64 * 255 * 2 + 1000).map(|k| match next() % 8 {
+            0 if k % 4096 < 2000 => b'\n',
+            1 => b' ',
+            2 => 0xa0,
+            3 => next() as u8,
+            _ => b'a' + (next() % 26) as u8,
+        }))
+        .collect();
+    let expected = reference_c(&input);
+    for want in
+        [Want { words: true, ..Want::default() }, Want { lines: true, words: true, bytes: true, ..Want::default() }]
+    {
+        for cuts in [vec![], vec![64 * 255 - 1, 64 * 255 + 63], vec![1, 1000, 20000, 40000]] {
+            for got in count_all_ways(Charset::Unibyte, &input, &cuts, want) {
+                assert_eq!(wanted(got, want), wanted(expected, want), "{want:?} {cuts:?}");
+            }
+        }
+    }
+}

@@ -63,6 +63,32 @@ impl Counter<'_> {
         i
     }
 
+    /// Words (with lines and bytes) in a single-byte locale whose ASCII white space is the
+    /// usual one, without -L: each window's white space is its ASCII white space and the
+    /// locale's one white-space byte above 0x7f, if any; line ends go into a tally, a batch of
+    /// windows at a time. Returns where it stopped (at a window boundary).
+    #[inline(always)]
+    pub(super) fn unibyte_words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+        let extra = self.classes.space_high;
+        let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
+        let mut i = from;
+        while buf.len() - i >= 64 {
+            let end = i + 64 * ((buf.len() - i) / 64).min(TALLY_MAX);
+            let mut lines = m.tally_new();
+            while i < end {
+                platform::simd::prefetch_ahead(buf, i);
+                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                run.words(m.ascii_space(block, extra));
+                lines = m.tally(lines, block, b'\n');
+                i += 64;
+            }
+            self.counts.lines += m.tally_total(lines);
+        }
+        self.counts.words += run.words;
+        self.in_word = run.in_word;
+        i
+    }
+
     /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
     /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
     /// next window's check find no error, its characters are its bytes that are not

@@ -255,27 +255,18 @@ impl BlockMasks for Avx2Masks {
         let (a, b) = halves(block);
         // SAFETY: holding an Avx2Masks proves the CPU has AVX2.
         unsafe {
-            if extra.is_none() {
-                // One shuffle: each byte below 0x80 picks the one white-space byte with its low
-                // nibble (or 0xff, never equal), a byte above gets 0: equal where it is space.
-                let t = _mm256_broadcastsi128_si256(_mm_loadu_si128(ASCII_SPACE_BY_LOW_NIBBLE.as_ptr().cast()));
-                return join(
-                    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, a), a),
-                    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, b), b),
-                );
+            // One shuffle: each byte below 0x80 picks the one white-space byte with its low
+            // nibble (or 0xff, never equal), a byte above gets 0: equal where it is space.
+            let t = _mm256_broadcastsi128_si256(_mm_loadu_si128(ASCII_SPACE_BY_LOW_NIBBLE.as_ptr().cast()));
+            let (sa, sb) =
+                (_mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, a), a), _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, b), b));
+            match extra {
+                None => join(sa, sb),
+                Some(x) => {
+                    let x = _mm256_set1_epi8(x as i8);
+                    join(_mm256_or_si256(sa, _mm256_cmpeq_epi8(a, x)), _mm256_or_si256(sb, _mm256_cmpeq_epi8(b, x)))
+                }
             }
-            // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE (and extra).
-            let nine = _mm256_set1_epi8(9);
-            let four = _mm256_set1_epi8(4);
-            let space = _mm256_set1_epi8(b' ' as i8);
-            let a0 = _mm256_set1_epi8(extra.unwrap_or(b' ') as i8);
-            let (xa, xb) = (_mm256_sub_epi8(a, nine), _mm256_sub_epi8(b, nine));
-            let (la, lb) =
-                (_mm256_cmpeq_epi8(_mm256_min_epu8(xa, four), xa), _mm256_cmpeq_epi8(_mm256_min_epu8(xb, four), xb));
-            join(
-                _mm256_or_si256(la, _mm256_or_si256(_mm256_cmpeq_epi8(a, space), _mm256_cmpeq_epi8(a, a0))),
-                _mm256_or_si256(lb, _mm256_or_si256(_mm256_cmpeq_epi8(b, space), _mm256_cmpeq_epi8(b, a0))),
-            )
         }
     }
 

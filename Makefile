@@ -66,7 +66,7 @@ build:
 # man-page and completion checkers (mandoc, man-db, zsh, fish, bash-completion), the locale
 # sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := python3:python3 strace:strace /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
+TEST_PROGRAMS := python3:python3 strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
 	/usr/share/bash-completion/bash_completion:bash-completion
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
 	zh_CN.GB18030 ru_RU.KOI8-R ru_RU.UTF-8
@@ -127,10 +127,12 @@ test-aarch64: aarch64-deps
 # by the native test program (RAPIDUTILS_BIN_DIR) against Debian's arm64 build of GNU 9.12, also
 # under qemu (ci/gnu-oracle.sh with GNU_ORACLE_ARCH=arm64, in /opt/gnu-oracle-arm64). Skipped
 # there, by name: the tests that count or inject system calls with strace (under qemu it sees the
-# emulator's calls, not the program's) and the one that shrinks a mapped file (qemu does not hand
-# the SIGBUS to the program's handler).
+# emulator's calls, not the program's), the one that shrinks a mapped file (qemu does not hand
+# the SIGBUS to the program's handler) and the callgrind instruction count (valgrind runs only
+# this machine's binaries).
 AARCH64_SKIP := faults:: cat_shape::formatting_a_large_regular_file_reads_none_of_it \
-	hostile::twenty_gib_sparse_file hostile::mapped_files_that_shrink_end_where_the_file_ends
+	hostile::twenty_gib_sparse_file hostile::mapped_files_that_shrink_end_where_the_file_ends \
+	wc_shape::counting_costs_few_instructions_per_byte
 test-aarch64-suite: aarch64-deps
 	bash ci/qemu-binfmt.sh
 	GNU_ORACLE_ARCH=arm64 bash $(ORACLE_SH) >/dev/null

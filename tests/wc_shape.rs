@@ -185,3 +185,61 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
         );
     }
 }
+
+/// The counting loops' instructions per input byte, counted by callgrind (deterministic, unlike
+/// a clock) for each kernel valgrind runs (not AVX-512), on text of every script with invalid
+/// bytes: bounds about half again above today's, so that a loop that lost its instruction
+/// set's context (each vector operation a call: `-m` with AVX2 went from 2.6 to 4.3 when its
+/// error path did) or its batches fails, and a compiler's day does not.
+#[test]
+fn counting_costs_few_instructions_per_byte() {
+    let valgrind = require_program("valgrind");
+    let dir = TempDir::new("wc-instructions");
+    let len = 4 << 20;
+    dir.file("text", &mixed_text(len, 91));
+    dir.file("tiny", b"x\n");
+    // (options, instructions per byte at most with SWAR masks (the portable build), with SSE2
+    // masks (the portable and sse2 kernels of the others) and with table look-ups). Today:
+    // SWAR -w 39.9, -m 117, -L 25.5, -l 2.3; SSE2 -w 10.0, -m 29.5, -L 4.5, -l 2.3 (the portable
+    // kernel's line counter) and 0.6; AVX2 -w 1.9, -m 2.6, -L 2.7, -l 0.2.
+    let bounds: [(&str, f64, f64, f64); 5] = [
+        ("-w", 60.0, 15.0, 3.0),
+        ("", 60.0, 15.0, 3.0),
+        ("-m", 170.0, 40.0, 3.5),
+        ("-L", 38.0, 7.0, 4.0),
+        ("-l", 3.5, 3.5, 0.5),
+    ];
+    let instructions = |kernel: &str, opts: &str, file: &str| -> u64 {
+        let out = Command::new(&valgrind)
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(ours("wc"))
+            .args(opts.split_whitespace())
+            .arg(file)
+            .env("RAPIDUTILS_SIMD", kernel)
+            .env("LC_ALL", "C.UTF-8")
+            .current_dir(&dir.0)
+            .output()
+            .expect("valgrind runs");
+        let log = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{log}");
+        let refs = log.lines().find_map(|l| l.split("I   refs:").nth(1)).unwrap_or_else(|| panic!("{log}"));
+        refs.trim().replace(',', "").parse().unwrap()
+    };
+    for kernel in kernels("counting_costs_few_instructions_per_byte").into_iter().filter(|&k| k != "avx512") {
+        for (opts, swar, sse2, vector) in bounds {
+            // Start-up and the C library's tables are the same for any length: not counted.
+            let per_byte =
+                (instructions(kernel, opts, "text") - instructions(kernel, opts, "tiny")) as f64 / len as f64;
+            let bound = match kernel {
+                _ if cfg!(feature = "portable") => swar,
+                "portable" | "sse2" => sse2,
+                _ => vector,
+            };
+            eprintln!("wc {opts} with {kernel}: {per_byte:.2} instructions per byte");
+            assert!(
+                per_byte <= bound,
+                "wc {opts} with {kernel}: {per_byte:.2} instructions per byte, more than {bound}"
+            );
+        }
+    }
+}

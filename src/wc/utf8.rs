@@ -66,6 +66,12 @@ impl Utf8Spaces {
                 None => pairs.push((bytes[0], bytes[1], third)),
             }
         }
+        Self::from_pairs(pairs)
+    }
+
+    /// The spaces from their (lead, second byte, third bytes: bit k for 0x80 + k, none for a
+    /// two-byte form).
+    pub(super) fn from_pairs(pairs: Vec<(u8, u8, u64)>) -> Option<Utf8Spaces> {
         let distinct = |values: Vec<u8>| {
             let mut v = values;
             v.sort_unstable();
@@ -294,4 +300,108 @@ pub(super) fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
         wc = (wc << 6) | u32::from(b & 0x3f);
     }
     if bytes.len() < len { Utf8::Incomplete } else { Utf8::Char(wc, len) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::simd::{BlockMasks, WithMasks, with_masks};
+
+    /// The third-byte set of a three-byte form (bit k for 0x80 + k).
+    fn thirds(bytes: &[u8]) -> u64 {
+        bytes.iter().map(|&b| 1u64 << (b - 0x80)).sum()
+    }
+
+    /// Every way a window's multibyte spaces are found (compares; table look-ups with
+    /// selection masks; with glibc's layout, with the sign bits), for every kernel, against
+    /// a byte-by-byte match, in space sets of two C libraries' kinds: glibc's (U+00A0 the one
+    /// two-byte space, in pattern bit 7) and one with two two-byte spaces (musl's U+0085 and
+    /// U+00A0), on windows of spaces, near misses and invalid bytes at every alignment.
+    #[test]
+    fn every_way_of_finding_spaces_finds_the_same() {
+        let glibc = vec![
+            (0xc2, 0xa0, 0),
+            (0xe1, 0x9a, thirds(&[0x80])),
+            (0xe2, 0x80, thirds(&[0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x88, 0x89, 0x8a, 0xa8, 0xa9, 0xaf])),
+            (0xe2, 0x81, thirds(&[0x9f, 0xa0])),
+            (0xe3, 0x80, thirds(&[0x80])),
+        ];
+        let two_twos = vec![
+            (0xc2, 0x85, 0),
+            (0xc2, 0xa0, 0),
+            (0xe2, 0x80, thirds(&[0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x88, 0x89, 0x8a, 0xa8, 0xa9])),
+            (0xe3, 0x80, thirds(&[0x80])),
+        ];
+        let pieces: [&[u8]; 16] = [
+            b"a",
+            b" ",
+            "\u{a0}".as_bytes(),
+            "\u{85}".as_bytes(),
+            "\u{1680}".as_bytes(),
+            "\u{2003}".as_bytes(),
+            "\u{2029}".as_bytes(),
+            "\u{205f}".as_bytes(),
+            "\u{3000}".as_bytes(),
+            "\u{ab}".as_bytes(),
+            "\u{2014}".as_bytes(),
+            "\u{3001}".as_bytes(),
+            "\u{2007}".as_bytes(),
+            b"\xe2\x80",
+            b"\xc2",
+            "ж".as_bytes(),
+        ];
+        struct Ways<'a>(&'a Utf8Spaces, &'a [u8; 66]);
+        impl WithMasks for Ways<'_> {
+            type Output = ((u64, u64), (u64, u64), Option<(u64, u64)>, bool);
+            fn run<M: BlockMasks>(self, m: M) -> Self::Output {
+                let (spaces, window) = (self.0, self.1);
+                let (block, after) = window.split_first_chunk::<64>().unwrap();
+                let nibbles = spaces.nibbles.as_ref().unwrap();
+                let top = (nibbles.1 == 0x80).then(|| Utf8Spaces::spread(m.pattern_starts_top(window, &nibbles.0)));
+                (
+                    spaces.mask(m, block, after.try_into().unwrap()),
+                    Utf8Spaces::mask_by_tables(m, nibbles, window),
+                    top,
+                    M::TABLE_LOOKUPS,
+                )
+            }
+        }
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
+        for (pairs, top) in [(glibc, true), (two_twos, false)] {
+            let forms: Vec<(u8, u8, u64)> = pairs.clone();
+            let spaces = Utf8Spaces::from_pairs(pairs).unwrap();
+            assert_eq!(spaces.nibbles.as_ref().unwrap().1 == 0x80, top, "two-byte patterns' bits");
+            for round in 0..3000 {
+                let mut bytes = Vec::new();
+                while bytes.len() < 66 + round % 3 {
+                    bytes.extend_from_slice(pieces[next() as usize % pieces.len()]);
+                }
+                let window: [u8; 66] = bytes[round % 3..round % 3 + 66].try_into().unwrap();
+                // Bit i: window[i] is a byte of a space beginning in window[..64]; past it, the
+                // last bytes of one beginning there.
+                let mut want = 0u128;
+                for i in 0..64 {
+                    for &(lead, second, set) in &forms {
+                        let third = window.get(i + 2).copied().unwrap_or(0);
+                        if window[i] == lead && window[i + 1] == second {
+                            if set == 0 {
+                                want |= 0b11 << i;
+                            } else if (0x80..0xc0).contains(&third) && set >> (third - 0x80) & 1 != 0 {
+                                want |= 0b111 << i;
+                            }
+                        }
+                    }
+                }
+                let want = (want as u64, (want >> 64) as u64);
+                for kernel in crate::testing::kernels("wc::utf8 (every way of finding spaces)") {
+                    let (compared, selected, by_top, tables) = with_masks(kernel, Ways(&spaces, &window));
+                    assert_eq!(compared, want, "{kernel:?} compares, round {round}");
+                    assert_eq!(selected, want, "{kernel:?} selections (tables {tables}), round {round}");
+                    if let Some(by_top) = by_top {
+                        assert_eq!(by_top, want, "{kernel:?} sign bits, round {round}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -13,8 +13,8 @@ impl Counter<'_> {
     /// space; the bytes of any other character it stops inside are word bytes either way.
     /// Returns where it stopped.
     ///
-    /// The windows go in batches of one kind (see `LeadFilter`): each loop has one test per
-    /// window, and the line ends of a batch are counted at its end, while it is in the cache.
+    /// The windows go in batches of one kind (see `LeadFilter` and [`WordWindows`]), line ends
+    /// into a tally.
     #[inline(always)]
     pub(super) fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
         // (Not even the spaces' patterns for an input too short for a window: they cost a
@@ -26,7 +26,7 @@ impl Counter<'_> {
             return from;
         };
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
-        // How a window's multibyte spaces are found, decided once (see `WordWindows::window`).
+        // How a window's multibyte spaces are found, decided once (see `WordWindows::look_up`).
         let (how, nibbles) = match &spaces.nibbles {
             Some(nibbles @ (_, 0x80, _)) if M::TABLE_LOOKUPS => (BY_TOP, nibbles),
             Some(nibbles) if M::TABLE_LOOKUPS => (BY_SELECTION, nibbles),

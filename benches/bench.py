@@ -443,18 +443,22 @@ def suite_scripts(args):
     for o in opts:
         opt = ' '.join(o) or '(default)'
         print(f"\n## wc {opt}, 100 MB per script, C.UTF-8, cached, pinned to CPU 0 ({args.rounds} rounds)\n")
+        # Each forced kernel against its own wc -l too (the yardstick holds for every kernel).
+        own_of = ["rapidutils"] + [f"rapidutils-{k}" for k in kernels]
         print("| corpus | " + " | ".join(f"{n} ms" for n in names)
-              + " | rapidutils / best peer | rapidutils / its own wc -l |")
-        print("|" + "---|" * (len(names) + 3))
+              + " | rapidutils / best peer | " + " | ".join(f"{n} / its own wc -l" for n in own_of) + " |")
+        print("|" + "---|" * (len(names) + 2 + len(own_of)))
         for name in corpora:
             per = results[(opt, name)]
-            lines = results[("-l", name)]["rapidutils"]
             peers = [n for n in names if not n.startswith("rapidutils") and n != "busybox"]
             ratios = [min(per[p][r] for p in peers) / per["rapidutils"][r] for r in range(args.rounds)] if peers else []
-            own = [per["rapidutils"][r] / lines[r] for r in range(args.rounds)]
+            own = []
+            for n in own_of:
+                lines = results[("-l", name)][n]
+                own.append(f"{statistics.median(per[n][r] / lines[r] for r in range(args.rounds)):.2f}x")
             cells = " | ".join(f"{statistics.median(per[n]):.1f}" for n in names)
             ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
-            print(f"| {name} | {cells} | {ratio} | {statistics.median(own):.2f}x |")
+            print(f"| {name} | {cells} | {ratio} | {' | '.join(own)} |")
         sys.stdout.flush()
 
 

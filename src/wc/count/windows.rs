@@ -7,7 +7,7 @@ use crate::platform::simd::{NibblePatterns, TALLY_MAX};
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
     /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
-    /// see [`Utf8Spaces`](crate::wc::utf8::Utf8Spaces)), and words end where white space
+    /// see [`Utf8Spaces`]), and words end where white space
     /// follows a word byte, whatever the script: nothing is decoded. Stops two bytes before the
     /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
     /// space; the bytes of any other character it stops inside are word bytes either way.

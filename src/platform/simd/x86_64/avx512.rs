@@ -79,11 +79,9 @@ impl BlockMasks for Avx512Masks {
 
     #[inline(always)]
     fn tally(self, tally: __m512i, block: &[u8; 64], byte: u8) -> __m512i {
-        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW; `block` is 64 readable
-        // bytes, and the unaligned load needs no alignment.
+        // SAFETY: holding an Avx512Masks proves the CPU has AVX-512BW.
         unsafe {
-            let v = _mm512_loadu_si512(block.as_ptr().cast());
-            let equal = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+            let equal = _mm512_cmpeq_epi8_mask(load512(block), _mm512_set1_epi8(byte as i8));
             _mm512_mask_sub_epi8(tally, equal, tally, _mm512_set1_epi8(-1))
         }
     }

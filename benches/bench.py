@@ -262,11 +262,21 @@ def same_output(impls, args, stdin=None):
 def suite_cat(args):
     text, big, small = prepare_inputs()
     impls = implementations("cat")
-    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("plain", [text])):
-        if not same_output(impls, extra):
-            print(f"OUTPUT MISMATCH: cat {label}", file=sys.stderr)
-            sys.exit(1)
-    print("outputs checked: every implementation prints the same bytes for cat, cat -n, cat -A")
+    kernels = [k for k in (args.kernel or []) if k]
+    # Each forced kernel (RAPIDUTILS_SIMD) formats the text again beside the same peers.
+    forced = {}
+    for k in kernels:
+        forced[k] = {"rapidutils": ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(RELEASE, "cat")]}
+        if BASELINE:
+            forced[k]["rapidutils-baseline"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(BASELINE, "cat")]
+        forced[k].update((n, a) for n, a in impls.items() if not n.startswith("rapidutils"))
+    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("-v", ["-v", text]), ("plain", [text])):
+        for each in [impls] + list(forced.values()):
+            if not same_output(each, extra):
+                print(f"OUTPUT MISMATCH: cat {label}", file=sys.stderr)
+                sys.exit(1)
+    print("outputs checked: every implementation (and forced kernel) prints the same bytes for cat, "
+          "cat -n, cat -A, cat -v")
     size_big = os.path.getsize(big) / (1 << 30)
     size_text = os.path.getsize(text) / (1 << 30)
     out_file = os.path.join(BENCH_DIR, "out")
@@ -276,6 +286,7 @@ def suite_cat(args):
         "cat 1G > file on tmpfs": (lambda a: a + [big], SHM_OUT, size_big),
         "cat -n 200M > /dev/null": (lambda a: a + ["-n", text], None, size_text),
         "cat -A 200M > /dev/null": (lambda a: a + ["-A", text], None, size_text),
+        "cat -v 200M > /dev/null": (lambda a: a + ["-v", text], None, size_text),
         "cat 10,000 files of 1 KiB > /dev/null": (lambda a: a + small, None, None),
     }
     results = {}
@@ -293,6 +304,17 @@ def suite_cat(args):
     report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", throughput)
     timed = {k: v for k, v in results.items() if not cases[k][2]}
     report("cat of many small files", "ms, median", timed, higher_is_better=False)
+    if forced:
+        per_kernel = {}
+        for k, each in forced.items():
+            for opt in ("-A", "-v", "-n"):
+                per = {name: [] for name in each}
+                for rnd in range(args.rounds):
+                    for name, argv in rotated(each, rnd):
+                        per[name].append(size_text / wall_time(argv + [opt, text], None))
+                per_kernel[f"cat {opt} 200M, {k}"] = per
+        report(f"cat formatting with a kernel forced, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median",
+               per_kernel)
     pipe = {}
     case = "cat 1G into splice reader"
     pipe[case] = {name: [] for name in impls}
@@ -544,7 +566,7 @@ def main():
     parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
     parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "scripts", "startup"])
     parser.add_argument("--kernel", action="append", choices=["avx2", "sse2", "portable"],
-                        help="scripts suite: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
+                        help="scripts and cat suites: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also time the yes, cat, wc of another rapidutils build in DIR (before/after)")
     args = parser.parse_args()

@@ -239,17 +239,38 @@ pub struct Formatter {
     counter: LineCounter,
 }
 
-/// How one byte prints under -v: up to four bytes (`M-^X`), always stored as four.
+/// How one byte prints under -v: up to four bytes (`M-^X`) in the low half, always stored as
+/// four, and how many of them count less one in the top byte (one load in the window loop,
+/// and a shift the compiler knows to be below 256).
 #[derive(Clone, Copy)]
-struct Shown {
-    bytes: [u8; 4],
-    len: u8,
+struct Shown(u64);
+
+impl Shown {
+    const fn new(bytes: [u8; 4], len: usize) -> Shown {
+        Shown(u32::from_le_bytes(bytes) as u64 | ((len as u64 - 1) << 56))
+    }
+
+    #[inline(always)]
+    fn bytes(self) -> [u8; 4] {
+        (self.0 as u32).to_le_bytes()
+    }
+
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.grow() + 1
+    }
+
+    /// How many more bytes than one the notation takes.
+    #[inline(always)]
+    fn grow(self) -> usize {
+        (self.0 >> 56) as usize
+    }
 }
 
 /// The -v notation of every byte (LF is handled by the caller); TAB as `^I` if `show_tabs`,
 /// else as itself.
 const fn notation(show_tabs: bool) -> [Shown; 256] {
-    let mut table = [Shown { bytes: [0; 4], len: 0 }; 256];
+    let mut table = [Shown(0); 256];
     let mut b = 0;
     while b < 256 {
         let mut out = [0u8; 4];
@@ -273,11 +294,11 @@ const fn notation(show_tabs: bool) -> [Shown; 256] {
             out[len] = c as u8;
             len += 1;
         }
-        table[b] = Shown { bytes: out, len: len as u8 };
+        table[b] = Shown::new(out, len);
         b += 1;
     }
     if !show_tabs {
-        table[b'\t' as usize] = Shown { bytes: [b'\t', 0, 0, 0], len: 1 };
+        table[b'\t' as usize] = Shown::new([b'\t', 0, 0, 0], 1);
     }
     table
 }
@@ -288,11 +309,8 @@ static NOTATION_TABS_KEPT: [Shown; 256] = notation(false);
 /// The same tables with LF as itself or as `$` LF (-E): with -v and no line numbers or
 /// squeezing, formatting is a plain byte-to-bytes mapping of the whole chunk.
 const fn with_newline(mut table: [Shown; 256], show_ends: bool) -> [Shown; 256] {
-    table[b'\n' as usize] = if show_ends {
-        Shown { bytes: [b'$', b'\n', 0, 0], len: 2 }
-    } else {
-        Shown { bytes: [b'\n', 0, 0, 0], len: 1 }
-    };
+    table[b'\n' as usize] =
+        if show_ends { Shown::new([b'$', b'\n', 0, 0], 2) } else { Shown::new([b'\n', 0, 0, 0], 1) };
     table
 }
 
@@ -584,9 +602,13 @@ fn put_run_at(data: &mut [u8], at: usize, src: &[u8], start: usize, end: usize) 
     at + len
 }
 
-/// The output window of one 64-byte block in `map_bytes`: four bytes for each input byte,
-/// and the 64 bytes a copy writes past the last.
-const WINDOW: usize = 4 * 64 + 64;
+/// The output window of one 64-byte block in `map_windows`: where a notation may start, at
+/// most 128 (a window with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as
+/// far as the compiler knows a notation's length), plus the 64 bytes a copy writes.
+const WINDOW: usize = 128 + 256 + 64;
+
+/// Steps of `map_windows` between two tests of whether a block has bytes left.
+const STEPS: usize = 4;
 
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
 /// notation splits it into runs copied as they are and single bytes from the table.
@@ -595,46 +617,10 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
     // The output length is a local for the whole chunk (stores into `out.data` could otherwise
     // alias `out.len`, which would be reloaded after every one).
     let data = &mut out.data[..];
-    let mut len = out.len;
+    let (mut done, mut len) = map_windows(m, input, table, data, out.len);
     let full = input.len() / 64 * 64;
-    let mut done = 0;
-    for base in (0..full).step_by(64) {
-        platform::simd::prefetch_ahead(input, base);
+    for base in (done..full).step_by(64) {
         let mut mask = m.control_or_high(input[base..base + 64].try_into().unwrap());
-        if mask.count_ones() > 16 {
-            // Mostly bytes that need notation (binary data): byte by byte through the table,
-            // which maps printable bytes to themselves, is cheaper than a run copy per byte.
-            len = put_run_at(data, len, input, done, base);
-            for &b in &input[base..base + 64] {
-                len = put_shown_at(data, len, table[b as usize]);
-            }
-            done = base + 64;
-            continue;
-        }
-        if done == base && base + 128 <= input.len() && len + WINDOW <= data.len() {
-            // The common case, in fixed windows whose bounds the compiler knows: the block is
-            // copied whole, and after each byte that needs notation its rest is copied again
-            // one place further on (64 bytes from the input's next block are read, and written
-            // past the block's output, to be overwritten).
-            let src: &[u8; 128] = input[base..base + 128].try_into().unwrap();
-            let dst: &mut [u8; WINDOW] = (&mut data[len..len + WINDOW]).try_into().unwrap();
-            dst[..64].copy_from_slice(&src[..64]);
-            let (mut from, mut to) = (0usize, 0usize);
-            while mask != 0 {
-                let at = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                // At most 4 output bytes per input byte so far: `to` stays below 4 * 64.
-                to = (to + at - from).min(4 * 63);
-                let shown = table[usize::from(src[at])];
-                dst[to..to + 4].copy_from_slice(&shown.bytes);
-                to += usize::from(shown.len);
-                from = at + 1;
-                dst[to..to + 64].copy_from_slice(&src[from..from + 64]);
-            }
-            len += to + 64 - from;
-            done = base + 64;
-            continue;
-        }
         while mask != 0 {
             let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -650,11 +636,77 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
     out.len = len;
 }
 
+/// The blocks of `input` that a whole next block follows (which `map_windows` reads ahead),
+/// formatted at `data[len..]`; returns how many input bytes it took and the new length.
+///
+/// Each block is copied whole, and after each byte that needs notation its rest is copied
+/// again further on (64 bytes from the next block are read, and written past the block's
+/// output, to be overwritten). The steps go four at a time without a branch: a step after
+/// the last byte (`at` 64) grows nothing and copies the block's end again. How many bytes a
+/// block notates varies at random in text; a loop that stopped at the last one would
+/// mispredict its exit nearly every block.
+#[inline(always)]
+fn map_windows<M: BlockMasks>(
+    m: M,
+    input: &[u8],
+    table: &[Shown; 256],
+    data: &mut [u8],
+    mut len: usize,
+) -> (usize, usize) {
+    let mut base = 0;
+    if len + input.len() * 4 + WINDOW > data.len() {
+        return (0, len);
+    }
+    while base + 129 <= input.len() {
+        platform::simd::prefetch_ahead(input, base);
+        let src: &[u8; 129] = input[base..base + 129].try_into().unwrap();
+        let mut mask = m.control_or_high(src[..64].try_into().unwrap());
+        let dst: &mut [u8; WINDOW] = (&mut data[len..len + WINDOW]).try_into().unwrap();
+        if mask.count_ones() > 16 {
+            // Mostly bytes that need notation (binary data): byte by byte through the table,
+            // which maps printable bytes to themselves, is cheaper than a run copy per byte.
+            let mut to = 0;
+            for &b in &src[..64] {
+                to = put_shown_at(&mut dst[..4 * 64], to, table[usize::from(b)]);
+            }
+            len += to;
+            base += 64;
+            continue;
+        }
+        dst[..64].copy_from_slice(&src[..64]);
+        // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only
+        // shows the compiler the bounds).
+        let mut grown = 0usize;
+        if mask != 0 {
+            loop {
+                for _ in 0..STEPS {
+                    let at = mask.trailing_zeros() as usize;
+                    mask &= mask.wrapping_sub(1);
+                    let shown = table[usize::from(src[at])];
+                    let to = (at + grown) % 128;
+                    dst[to..to + 4].copy_from_slice(&shown.bytes());
+                    // All ones while a byte is left, else none.
+                    let grow = shown.grow() & (at >> 6).wrapping_sub(1);
+                    grown += grow;
+                    let to = to + 1 + grow;
+                    dst[to..to + 64].copy_from_slice(&src[at + 1..at + 65]);
+                }
+                if mask == 0 {
+                    break;
+                }
+            }
+        }
+        len += 64 + grown;
+        base += 64;
+    }
+    (base, len)
+}
+
 /// Writes a byte's -v notation at `data[at..]` (four bytes written, `len` of them kept).
 #[inline(always)]
 fn put_shown_at(data: &mut [u8], at: usize, shown: Shown) -> usize {
-    data[at..at + 4].copy_from_slice(&shown.bytes);
-    at + shown.len as usize
+    data[at..at + 4].copy_from_slice(&shown.bytes());
+    at + shown.len()
 }
 
 #[cfg(test)]
@@ -752,6 +804,7 @@ mod tests {
             }
         }
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut inputs = Vec::new();
         let lengths = (0..300).chain([383, 384, 385, 1000, 4096 + 7]);
         for (round, len) in lengths.enumerate() {
             // One byte in `1 << density` needs notation (none for the last density).
@@ -767,24 +820,49 @@ mod tests {
                     b'a' + (r >> 40) as u8 % 26
                 });
             }
+            inputs.push((input, format!("length {len} density {density}")));
+        }
+        // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the window
+        // loop steps four at a time and goes byte by byte above 16), at random places, the block's first
+        // and last byte among them in turn; any byte value that needs notation.
+        for shift in 0..3 {
+            let mut input = vec![b'x'; shift];
+            for count in (0..=24).chain([48, 64]).chain((0..=24).rev()) {
+                let mut block = [b'a'; 64];
+                let mut placed = 0;
+                if count > 0 {
+                    block[[0, 63, 31][count % 3]] = 0x80;
+                    placed = 1;
+                }
+                while placed < count {
+                    let at = next() as usize % 64;
+                    if block[at] == b'a' {
+                        let r = next() as u8;
+                        block[at] = if r.is_multiple_of(3) { r % 32 } else { r | 0x80 };
+                        placed += 1;
+                    }
+                }
+                input.extend_from_slice(&block);
+            }
+            inputs.push((input, format!("counted blocks after {shift} bytes")));
+        }
+        for (input, what) in &inputs {
             for table in [&MAP_TABS_ENDS, &MAP_PLAIN] {
                 let want: Vec<u8> = input
                     .iter()
-                    .flat_map(|&b| table[usize::from(b)].bytes[..usize::from(table[usize::from(b)].len)].to_vec())
+                    .flat_map(|&b| table[usize::from(b)].bytes()[..table[usize::from(b)].len()].to_vec())
                     .collect();
                 for kernel in crate::testing::kernels("cat::format::map_bytes_matches_the_table_in_every_kernel") {
                     let mut out = OutBuf::room_for(3, input.len());
                     out.put(b"abc");
-                    platform::simd::with_masks(kernel, Map(&input, table, &mut out));
+                    platform::simd::with_masks(kernel, Map(input, table, &mut out));
                     assert_eq!(&out.as_slice()[..3], b"abc");
-                    assert!(out.as_slice()[3..] == want[..], "{kernel:?} length {len} density {density}");
+                    assert!(out.as_slice()[3..] == want[..], "{kernel:?} {what}");
                 }
             }
         }
     }
 
-    /// Small enough for Miri (which runs the SIMD masks the state machine splits blocks by):
-    /// every option set, every split of a short input crossing a 64-byte block.
     #[test]
     fn short_input_every_split_every_option() {
         let mut input = b"a\tb\r\n\n\n\x00\x7f\x80\xff\r".to_vec();

@@ -506,22 +506,22 @@ impl BlockMasks for Baseline {
     fn ascii_blocks(self, buf: &[u8]) -> usize {
         ascii_blocks(buf)
     }
-    type Tally = u64;
+    type Tally = imp::Tally;
     #[inline(always)]
-    fn tally_new(self) -> u64 {
-        0
+    fn tally_new(self) -> imp::Tally {
+        imp::tally_new()
     }
     #[inline(always)]
-    fn tally(self, tally: u64, block: &[u8; 64], byte: u8) -> u64 {
-        tally + u64::from(self.eq(block, byte).count_ones())
+    fn tally(self, tally: imp::Tally, block: &[u8; 64], byte: u8) -> imp::Tally {
+        imp::tally(tally, block, byte)
     }
     #[inline(always)]
-    fn tally_continuation(self, tally: u64, block: &[u8; 64]) -> u64 {
-        tally + u64::from(self.continuation(block).count_ones())
+    fn tally_continuation(self, tally: imp::Tally, block: &[u8; 64]) -> imp::Tally {
+        imp::tally_continuation(tally, block)
     }
     #[inline(always)]
-    fn tally_total(self, tally: u64) -> u64 {
-        tally
+    fn tally_total(self, tally: imp::Tally) -> u64 {
+        imp::tally_total(tally)
     }
 }
 

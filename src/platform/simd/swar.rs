@@ -99,3 +99,26 @@ pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
     }
     mask
 }
+
+/// The baseline's [`super::BlockMasks::Tally`]: a plain count.
+pub type Tally = u64;
+
+#[inline(always)]
+pub fn tally_new() -> u64 {
+    0
+}
+
+#[inline(always)]
+pub fn tally(tally: u64, block: &[u8; 64], byte: u8) -> u64 {
+    tally + u64::from(eq_mask64(block, byte).count_ones())
+}
+
+#[inline(always)]
+pub fn tally_continuation(tally: u64, block: &[u8; 64]) -> u64 {
+    tally + u64::from(utf8_ranges64(block).cont.count_ones())
+}
+
+#[inline(always)]
+pub fn tally_total(tally: u64) -> u64 {
+    tally
+}

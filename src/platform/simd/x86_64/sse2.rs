@@ -34,6 +34,57 @@ pub fn may_start(block: &[u8; 64], patterns: &crate::platform::simd::NibblePatte
     crate::platform::simd::scalar_may_start(block, patterns)
 }
 
+/// The baseline's [`crate::platform::simd::BlockMasks::Tally`]: per-lane counts of a block's
+/// four 16-byte quarters.
+#[derive(Clone, Copy)]
+pub struct Tally([__m128i; 4]);
+
+// SAFETY (each use below): SSE2 is part of the x86-64 baseline.
+
+#[inline(always)]
+pub fn tally_new() -> Tally {
+    // SAFETY: see above.
+    Tally([unsafe { _mm_setzero_si128() }; 4])
+}
+
+/// The four quarters of a block.
+#[inline(always)]
+fn quarters(block: &[u8; 64]) -> [__m128i; 4] {
+    // SAFETY: see above; each load reads 16 of the block's 64 bytes, with no alignment required.
+    std::array::from_fn(|q| unsafe { _mm_loadu_si128(block.as_ptr().add(16 * q).cast::<__m128i>()) })
+}
+
+#[inline(always)]
+pub fn tally(tally: Tally, block: &[u8; 64], byte: u8) -> Tally {
+    let v = quarters(block);
+    // SAFETY: see above. Equal bytes are -1: subtracting counts them, per lane.
+    unsafe {
+        let n = _mm_set1_epi8(byte as i8);
+        Tally(std::array::from_fn(|q| _mm_sub_epi8(tally.0[q], _mm_cmpeq_epi8(v[q], n))))
+    }
+}
+
+#[inline(always)]
+pub fn tally_continuation(tally: Tally, block: &[u8; 64]) -> Tally {
+    let v = quarters(block);
+    // SAFETY: see above. Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
+    unsafe {
+        let limit = _mm_set1_epi8(-64);
+        Tally(std::array::from_fn(|q| _mm_sub_epi8(tally.0[q], _mm_cmpgt_epi8(limit, v[q]))))
+    }
+}
+
+#[inline(always)]
+pub fn tally_total(tally: Tally) -> u64 {
+    // SAFETY: see above.
+    unsafe {
+        let zero = _mm_setzero_si128();
+        let [a, b, c, d] = tally.0.map(|t| _mm_sad_epu8(t, zero));
+        let sums = _mm_add_epi64(_mm_add_epi64(a, b), _mm_add_epi64(c, d));
+        (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(sums))) as u64
+    }
+}
+
 pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
     // SAFETY: SSE2 is part of the x86-64 baseline, so the target feature is always there.
     unsafe { count_byte_sse2_inner(buf, byte) }

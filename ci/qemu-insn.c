@@ -5,7 +5,9 @@
  * at hand.
  *
  * Only the few functions used are declared here (their signatures are those of QEMU's
- * include/qemu/qemu-plugin.h); QEMU resolves them when it loads the plugin. */
+ * include/qemu/qemu-plugin.h); QEMU resolves them when it loads the plugin. QEMU 9 and later
+ * count per vCPU with other calls and refuse version 1: a load error, never a silent zero.
+ * The count is one unsynchronized counter: right for a program that runs on one thread. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -824,8 +824,8 @@ mod tests {
             inputs.push((input, format!("length {len} density {density}")));
         }
         // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the window
-        // loop steps four at a time and goes byte by byte above 16), at random places, the block's first
-        // and last byte among them in turn; any byte value that needs notation.
+        // loop steps four at a time and goes byte by byte above 16), at random places, the
+        // block's first and last byte among them in turn; any byte value that needs notation.
         for shift in 0..3 {
             let mut input = vec![b'x'; shift];
             for count in (0..=24).chain([48, 64]).chain((0..=24).rev()) {

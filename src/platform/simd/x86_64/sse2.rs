@@ -37,52 +37,35 @@ pub fn may_start(block: &[u8; 64], patterns: &crate::platform::simd::NibblePatte
 /// The baseline's [`crate::platform::simd::BlockMasks::Tally`]: per-lane counts of a block's
 /// four 16-byte quarters.
 #[derive(Clone, Copy)]
-pub struct Tally([__m128i; 4]);
-
-// SAFETY (each use below): SSE2 is part of the x86-64 baseline.
+pub struct Tally([V; 4]);
 
 #[inline(always)]
 pub fn tally_new() -> Tally {
-    // SAFETY: see above.
-    Tally([unsafe { _mm_setzero_si128() }; 4])
+    Tally([V::splat(0); 4])
 }
 
-/// The four quarters of a block.
+/// `tally` less `test`'s byte mask (0xff, that is -1, where true) of each quarter of `block`.
 #[inline(always)]
-fn quarters(block: &[u8; 64]) -> [__m128i; 4] {
-    // SAFETY: see above; each load reads 16 of the block's 64 bytes, with no alignment required.
-    std::array::from_fn(|q| unsafe { _mm_loadu_si128(block.as_ptr().add(16 * q).cast::<__m128i>()) })
+fn tally_by(tally: Tally, block: &[u8; 64], test: impl Fn(V) -> V) -> Tally {
+    Tally(std::array::from_fn(|q| tally.0[q].sub(test(V::load(&block[16 * q..])))))
 }
 
 #[inline(always)]
 pub fn tally(tally: Tally, block: &[u8; 64], byte: u8) -> Tally {
-    let v = quarters(block);
-    // SAFETY: see above. Equal bytes are -1: subtracting counts them, per lane.
-    unsafe {
-        let n = _mm_set1_epi8(byte as i8);
-        Tally(std::array::from_fn(|q| _mm_sub_epi8(tally.0[q], _mm_cmpeq_epi8(v[q], n))))
-    }
+    let n = V::splat(byte);
+    tally_by(tally, block, |v| v.eq(n))
 }
 
 #[inline(always)]
 pub fn tally_continuation(tally: Tally, block: &[u8; 64]) -> Tally {
-    let v = quarters(block);
-    // SAFETY: see above. Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
-    unsafe {
-        let limit = _mm_set1_epi8(-64);
-        Tally(std::array::from_fn(|q| _mm_sub_epi8(tally.0[q], _mm_cmpgt_epi8(limit, v[q]))))
-    }
+    // Signed, 0x80..=0xbf are -128..=-65: the bytes below -64.
+    let limit = V::splat(-64i8 as u8);
+    tally_by(tally, block, |v| v.lt_signed(limit))
 }
 
 #[inline(always)]
 pub fn tally_total(tally: Tally) -> u64 {
-    // SAFETY: see above.
-    unsafe {
-        let zero = _mm_setzero_si128();
-        let [a, b, c, d] = tally.0.map(|t| _mm_sad_epu8(t, zero));
-        let sums = _mm_add_epi64(_mm_add_epi64(a, b), _mm_add_epi64(c, d));
-        (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(sums))) as u64
-    }
+    tally.0.iter().map(|t| t.sum()).sum()
 }
 
 pub fn count_byte_sse2(buf: &[u8], byte: u8) -> u64 {
@@ -172,6 +155,15 @@ impl V {
     fn sub(self, other: V) -> V {
         // SAFETY: SSE2 is part of the x86-64 baseline.
         V(unsafe { _mm_sub_epi8(self.0, other.0) })
+    }
+    /// The sum of the 16 bytes, unsigned.
+    #[inline(always)]
+    fn sum(self) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let halves = _mm_sad_epu8(self.0, _mm_setzero_si128());
+            (_mm_cvtsi128_si64(halves) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(halves))) as u64
+        }
     }
     /// Bit i set where byte i has its top bit set.
     #[inline(always)]

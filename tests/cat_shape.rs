@@ -5,8 +5,6 @@
 use crate::util::*;
 use std::process::{Command, Stdio};
 
-const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
-
 /// Runs `cat SRC` under strace with `trace`/`inject` options; stdout as `redirect` says
 /// ("pipe", "file", "null"); stdin from `stdin_pipe` when given. Returns the trace after the
 /// source was opened, and the bytes written.

@@ -13,7 +13,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
+/// The calls that move data.
+const DATA_CALLS: &str = "read,write,writev,splice,sendfile,tee,vmsplice,copy_file_range";
 const UNSUPPORTED: [&str; 4] = ["ENOSYS", "EINVAL", "EXDEV", "EOPNOTSUPP"];
 
 /// Where the data comes from.
@@ -453,21 +454,24 @@ fn signals_during_long_transfers_lose_nothing() {
         let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let pid = child.id() as libc::pid_t;
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let signals = move || {
+            for sig in [libc::SIGSTOP, libc::SIGCONT, libc::SIGWINCH, libc::SIGCHLD, libc::SIGURG] {
+                // SAFETY: kill() with a pid of our own child and a valid signal number.
+                unsafe { libc::kill(pid, sig) };
+            }
+        };
+        // Rounds at random moments from a thread, and one after each read (at least one per
+        // 64 KiB whatever the machine's speed).
         let signaller = {
             let done = done.clone();
             std::thread::spawn(move || {
-                let mut sent = 0;
                 while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                    for sig in [libc::SIGSTOP, libc::SIGCONT, libc::SIGWINCH, libc::SIGCHLD, libc::SIGURG] {
-                        // SAFETY: kill() with a pid of our own child and a valid signal number.
-                        unsafe { libc::kill(pid, sig) };
-                    }
-                    sent += 1;
+                    signals();
                     std::thread::sleep(std::time::Duration::from_micros(100));
                 }
-                sent
             })
         };
+        let mut rounds = 0;
         let mut stdout = child.stdout.take().unwrap();
         let mut out = vec![0u8; expected.len()];
         let mut got = 0;
@@ -477,10 +481,12 @@ fn signals_during_long_transfers_lose_nothing() {
                 break;
             }
             got += n;
+            signals();
+            rounds += 1;
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
         done.store(true, std::sync::atomic::Ordering::Relaxed);
-        let rounds = signaller.join().unwrap();
+        signaller.join().unwrap();
         let _ = Command::new("kill").args(["-CONT", &child.id().to_string()]).status();
         drop(stdout);
         let status = child.wait().unwrap();
@@ -493,32 +499,89 @@ fn signals_during_long_transfers_lose_nothing() {
     }
 }
 
-/// Reads `len` bytes slowly from a non-blocking pipe that `cmd` writes; returns the bytes and
-/// the CPU time the process used against the wall time (both in clock ticks).
-fn slow_read_nonblocking(mut cmd: Command, len: usize, piece: usize) -> (Vec<u8>, u64, u64, String) {
+/// The calls that write stdout, and so may find a non-blocking one full, and the waits.
+const OUTPUT_CALLS: &str = "write,writev,splice,sendfile,tee,vmsplice,copy_file_range,poll,ppoll";
+
+/// Reads `len` bytes slowly, `piece` at a time, from a non-blocking pipe that `cmd` writes
+/// under strace (tracing [`OUTPUT_CALLS`] into `log`), then closes it, which ends `cmd`.
+/// Returns the bytes, the calls traced and `cmd`'s stderr.
+fn slow_read_nonblocking(cmd: &Command, len: usize, piece: usize, log: &Path) -> (Vec<u8>, Vec<Call>, String) {
     use std::os::fd::AsRawFd;
     let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
     rapidutils::platform::set_nonblocking(write_end.as_raw_fd(), true).unwrap();
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::from(write_end)).stderr(Stdio::piped()).spawn().unwrap();
-    drop(cmd);
+    let mut child = under_strace(cmd, OUTPUT_CALLS, log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write_end))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut reader = std::fs::File::from(read_end);
-    let start = std::time::Instant::now();
     let mut data = vec![0u8; len];
     let mut got = 0;
     while got < len {
+        // Each piece only once the tool waits in poll: it found the pipe full, whatever the
+        // speed of the machine and of the tool under strace.
+        wait_until_polling(child.id());
         let n = reader.read(&mut data[got..(got + piece).min(len)]).unwrap();
         assert!(n > 0, "early end after {got} bytes");
         got += n;
-        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
-    let cpu_ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    let wall_ticks = (start.elapsed().as_secs_f64() * 100.0) as u64;
+    // The next write fails (SIGPIPE): the tool ends, then strace.
     drop(reader);
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    (data, cpu_ticks, wall_ticks, String::from_utf8_lossy(&out.stderr).into_owned())
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child.wait().unwrap();
+    let calls = trace_calls(&std::fs::read_to_string(log).unwrap());
+    (data, calls, stderr)
+}
+
+/// Waits until the process that `tracer` (strace) runs is inside `poll`; a tool that never
+/// gets there fails the test (after 20,000 looks 1 ms apart).
+fn wait_until_polling(tracer: u32) {
+    let children = format!("/proc/{tracer}/task/{tracer}/children");
+    let ppoll = format!("{} ", libc::SYS_ppoll);
+    for _ in 0..20_000 {
+        let child = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = child.split_whitespace().next() {
+            // Where the kernel sleeps it (poll_schedule_timeout), or ppoll's number (poll's
+            // differs between architectures).
+            let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+            let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
+            if wchan.contains("poll") || call.starts_with(&ppoll) {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("the tool never waited in poll");
+}
+
+/// A full non-blocking stdout was waited on, not spun on: it was found full (a call answered
+/// EAGAIN) and each such answer was followed by a `poll` without a time limit, except at most
+/// `handovers` of them (a zero-copy call's EAGAIN hands its input over to read/write). A
+/// count of system calls, the same on every machine however fast or loaded, not a time.
+fn assert_waited_not_spun(calls: &[Call], label: &str, handovers: usize) {
+    let (mut waited, mut not_waited) = (0, 0);
+    for (i, call) in calls.iter().enumerate() {
+        if call.name.ends_with("poll") {
+            // poll(fds, 1, -1); ppoll(fds, 1, NULL, ...) on systems without poll.
+            let unlimited =
+                if call.name == "ppoll" { call.args.contains(", NULL") } else { call.args.ends_with(" -1") };
+            assert!(unlimited, "{label}: a poll with a time limit: {call:?}");
+        }
+        if call.error() == Some("EAGAIN") {
+            match calls.get(i + 1) {
+                Some(next) if next.name.ends_with("poll") => waited += 1,
+                Some(_) => not_waited += 1,
+                None => {}
+            }
+        }
+    }
+    assert!(waited > 0, "{label}: stdout was never found full, so waiting was not tested ({} calls)", calls.len());
+    assert!(
+        not_waited <= handovers,
+        "{label}: {not_waited} EAGAIN answers not waited on (at most {handovers}): it spun"
+    );
 }
 
 /// A non-blocking stdout (a pipe with O_NONBLOCK, shared with a parent that set it): GNU 9.12
@@ -526,39 +589,54 @@ fn slow_read_nonblocking(mut cmd: Command, len: usize, piece: usize) -> (Vec<u8>
 /// with poll and delivers everything, without spinning (see docs/COMPATIBILITY.md).
 #[test]
 fn non_blocking_stdout_is_waited_on_by_cat_and_wc() {
+    let dir = TempDir::new("nonblock");
+    let log = dir.0.join("trace");
     let len = 8 << 20;
     let numbered = gnu_output("cat", &["-n"]);
-    for (tool, args, expected) in [("cat", vec![], &big_data().1[..len]), ("cat", vec!["-n"], &numbered[..len])] {
-        let mut cmd = Command::new(ours(tool));
+    // Plain cat's splice finds the pipe full once and hands over to read/write.
+    for (args, expected, handovers) in [(vec![], &big_data().1[..len], 1), (vec!["-n"], &numbered[..len], 0)] {
+        let mut cmd = Command::new(ours("cat"));
         cmd.args(&args).arg(&big_data().0);
-        let (data, cpu, wall, stderr) = slow_read_nonblocking(cmd, len, 256 << 10);
-        assert!(stderr.is_empty(), "{tool} {args:?}: {stderr}");
-        assert!(data == expected, "{tool} {args:?}: bytes differ");
-        assert!(cpu * 2 < wall.max(20), "{tool} {args:?} spun: {cpu} CPU ticks in {wall} wall ticks");
+        let (data, calls, stderr) = slow_read_nonblocking(&cmd, len, 256 << 10, &log);
+        assert!(stderr.is_empty(), "cat {args:?}: {stderr}");
+        assert!(data == expected, "cat {args:?}: bytes differ");
+        assert_waited_not_spun(&calls, &format!("cat {args:?}"), handovers);
     }
     // wc: many output lines (one per name from --files0-from).
-    let dir = TempDir::new("wc-nonblock");
     std::fs::write(dir.0.join("f"), b"a b\n").unwrap();
-    let list = b"f\0".repeat(300_000);
-    std::fs::write(dir.0.join("list"), &list).unwrap();
+    std::fs::write(dir.0.join("list"), b"f\0".repeat(300_000)).unwrap();
     let mut cmd = Command::new(ours("wc"));
     cmd.arg("--files0-from=list").current_dir(&dir.0);
     let line = format!("{:>7} {:>7} {:>7} f\n", 1, 2, 4);
-    // Each line costs wc an open, a read and a close: read little, slowly, so that waiting,
-    // not that work, is what the time is spent on.
-    let (data, cpu, wall, stderr) = slow_read_nonblocking(cmd, 512 << 10, 16 << 10);
+    let (data, calls, stderr) = slow_read_nonblocking(&cmd, 512 << 10, 16 << 10, &log);
     assert!(stderr.is_empty(), "wc: {stderr}");
     assert!(data == repeated(line.as_bytes(), 512 << 10), "wc: bytes differ");
-    assert!(cpu * 2 < wall.max(20), "wc spun: {cpu} CPU ticks in {wall} wall ticks");
+    assert_waited_not_spun(&calls, "wc --files0-from", 0);
     // GNU gives up at the first full pipe.
     let mut gnu = Command::new(oracle("cat"));
     gnu.arg(&big_data().0).env("LC_ALL", "C");
-    let (_, _, _, stderr) = slow_read_nonblocking_until_exit(gnu);
-    assert_eq!(stderr, "cat: write error: Resource temporarily unavailable\n");
+    assert_eq!(stderr_of_nonblocking_run(gnu), "cat: write error: Resource temporarily unavailable\n");
 }
 
-/// Like slow_read_nonblocking, but reads until the writer exits; returns its stderr.
-fn slow_read_nonblocking_until_exit(mut cmd: Command) -> (Vec<u8>, u64, u64, String) {
+/// `yes` into a non-blocking stdout, lines of every kind (the relay, vmsplice of long lines):
+/// waited on with poll, every byte delivered.
+#[test]
+fn non_blocking_stdout_is_waited_on_by_yes() {
+    let dir = TempDir::new("nonblock-yes");
+    let log = dir.0.join("trace");
+    for word in ["y", "0123456789abcdef", &"L".repeat(50_000)] {
+        let mut cmd = Command::new(ours("yes"));
+        cmd.arg(word);
+        let (data, calls, stderr) = slow_read_nonblocking(&cmd, 4 << 20, 256 << 10, &log);
+        assert!(stderr.is_empty(), "yes: {stderr}");
+        assert!(data == repeated(format!("{word}\n").as_bytes(), data.len()), "bytes differ for {} B line", word.len());
+        assert_waited_not_spun(&calls, &format!("yes with a {} B line", word.len()), 0);
+    }
+}
+
+/// Runs `cmd` into a non-blocking pipe that is read only after a while, to its end; returns
+/// `cmd`'s stderr.
+fn stderr_of_nonblocking_run(mut cmd: Command) -> String {
     use std::os::fd::AsRawFd;
     let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
     rapidutils::platform::set_nonblocking(write_end.as_raw_fd(), true).unwrap();
@@ -566,10 +644,9 @@ fn slow_read_nonblocking_until_exit(mut cmd: Command) -> (Vec<u8>, u64, u64, Str
     drop(cmd);
     std::thread::sleep(std::time::Duration::from_millis(200));
     let mut reader = std::fs::File::from(read_end);
-    let mut data = Vec::new();
-    reader.read_to_end(&mut data).unwrap();
+    reader.read_to_end(&mut Vec::new()).unwrap();
     let out = child.wait_with_output().unwrap();
-    (data, 0, 0, String::from_utf8_lossy(&out.stderr).into_owned())
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Write errors end the run at once with GNU's message and status: output that can never be
@@ -596,9 +673,7 @@ fn write_errors_end_promptly_with_gnus_message() {
 
 fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
     let script = format!("timeout 10 bash -c '{}'", script.replace('\'', "'\\''"));
-    let start = std::time::Instant::now();
     let (mine, gnu) = script_pair(tool, &script, &dir.0);
-    let mine_time = start.elapsed();
     assert_eq!(
         (mine.status.as_str(), mine.stderr_text(), String::from_utf8_lossy(&mine.stdout)),
         (gnu.status.as_str(), gnu.stderr_text(), String::from_utf8_lossy(&gnu.stdout)),
@@ -609,6 +684,37 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
         "{script}: {}",
         String::from_utf8_lossy(&mine.stdout)
     );
-    // Both runs together (ours and GNU's), with a generous margin for a loaded machine.
-    assert!(mine_time < std::time::Duration::from_secs(3), "{script}: took {mine_time:?}");
+    // Promptly, counted in system calls: after the write to stdout that failed, no descriptor
+    // that data moved through is used again (the message may read the locale's files).
+    let log = dir.0.join("trace");
+    let wrapper = dir.file(
+        "traced",
+        format!(
+            "#!/bin/sh\nexec strace -f -qq --seccomp-bpf -s 0 -e signal=none -e trace={DATA_CALLS} -o '{}' '{}' \"$@\"\n",
+            log.display(),
+            ours(tool).display()
+        )
+        .as_bytes(),
+    );
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut sh = Command::new("bash");
+    sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper);
+    let traced = run_with_stdout(sh, Stdio::piped());
+    assert!(traced.stdout_text().ends_with("rc=1\n"), "{script} traced: {}", traced.stdout_text());
+    let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());
+    // The descriptors a call moves data through: its first and, for splice and the like, third argument.
+    let fds = |call: &Call| -> Vec<String> {
+        let args: Vec<&str> = call.args.split(", ").collect();
+        let both = matches!(call.name.as_str(), "splice" | "copy_file_range" | "sendfile" | "tee");
+        let mut fds = vec![args[0].to_owned()];
+        if both {
+            fds.push(args[if call.name == "sendfile" { 1 } else { 2 }].to_owned());
+        }
+        fds
+    };
+    let failed = calls.iter().position(|c| c.error() == Some("ENOSPC") && fds(c).contains(&"1".to_owned()));
+    let failed = failed.unwrap_or_else(|| panic!("{script}: no ENOSPC from stdout in {calls:?}"));
+    let used: std::collections::BTreeSet<String> = calls[..=failed].iter().flat_map(fds).collect();
+    let after: Vec<&Call> = calls[failed + 1..].iter().filter(|c| fds(c).iter().any(|fd| used.contains(fd))).collect();
+    assert!(after.is_empty(), "{script}: went on after the write error: {after:?}");
 }

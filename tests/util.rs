@@ -10,6 +10,10 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Whether our binaries make the zero-copy calls (`splice`, `vmsplice`, `tee`, ...): Linux,
+/// not the `portable` build.
+pub const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
+
 /// Where `ci/gnu-oracle.sh` puts the wrappers of GNU coreutils 9.12: /opt/gnu-oracle/bin, or
 /// GNU_ORACLE_BIN (the arm64 build's, /opt/gnu-oracle-arm64/bin, when the suite runs for aarch64).
 pub fn oracle_bin() -> PathBuf {
@@ -325,4 +329,86 @@ pub fn kernels(test: &str) -> Vec<&'static str> {
     }
     assert!(run.contains(&"portable"), "the portable kernel always runs");
     run
+}
+
+/// `cmd` (its program, arguments, environment and directory) run under `strace -f`, tracing
+/// only `syscalls` (a comma-separated list) into `log`, with strings cut to nothing. Through
+/// seccomp-bpf, the calls not traced run without stopping.
+pub fn under_strace(cmd: &Command, syscalls: &str, log: &Path) -> Command {
+    let mut traced = Command::new(require_program("strace"));
+    traced
+        .args(["-f", "-qq", "--seccomp-bpf", "-s", "0", "-e", "signal=none", "-e"])
+        .arg(format!("trace={syscalls}"))
+        .arg("-o")
+        .arg(log)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => traced.env(key, v),
+            None => traced.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        traced.current_dir(dir);
+    }
+    traced
+}
+
+/// One system call in a trace written by [`under_strace`].
+#[derive(Debug)]
+pub struct Call {
+    pub name: String,
+    /// The arguments as strace shows them, without the parentheses.
+    pub args: String,
+    /// What it returned: `65536`, `-1 EAGAIN (Resource temporarily unavailable)`, or empty
+    /// when the trace ends inside the call.
+    pub result: String,
+}
+
+impl Call {
+    /// The error name the call failed with (`EAGAIN`), if it failed.
+    pub fn error(&self) -> Option<&str> {
+        self.result.strip_prefix("-1 ").and_then(|rest| rest.split_whitespace().next())
+    }
+}
+
+/// The calls of a trace written by [`under_strace`], in order; a call another process
+/// interrupted (`<unfinished ...>`) is put together with its `resumed` rest.
+pub fn trace_calls(text: &str) -> Vec<Call> {
+    let mut calls: Vec<Call> = Vec::new();
+    let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for line in text.lines() {
+        let (pid, rest) = line.split_once(' ').unwrap_or(("", line));
+        let rest = rest.trim_start();
+        if let Some(resumed) = rest.strip_prefix("<... ") {
+            let Some(at) = open.remove(pid) else { continue };
+            let tail = resumed.split_once("resumed>").map_or("", |(_, tail)| tail);
+            let (args, result) = tail.rsplit_once(" = ").unwrap_or((tail, ""));
+            let call = &mut calls[at];
+            call.args.push_str(args.trim_end().trim_end_matches(')'));
+            call.result = result.to_owned();
+            continue;
+        }
+        let Some((name, tail)) = rest.split_once('(') else { continue };
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            continue;
+        }
+        if let Some(args) = tail.strip_suffix(" <unfinished ...>") {
+            open.insert(pid.to_owned(), calls.len());
+            calls.push(Call {
+                name: name.to_owned(),
+                args: args.trim_end_matches(',').to_owned(),
+                result: String::new(),
+            });
+            continue;
+        }
+        let (args, result) = tail.rsplit_once(" = ").unwrap_or((tail, ""));
+        calls.push(Call {
+            name: name.to_owned(),
+            args: args.trim_end().strip_suffix(')').unwrap_or(args).to_owned(),
+            result: result.to_owned(),
+        });
+    }
+    calls
 }

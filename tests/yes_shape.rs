@@ -4,8 +4,6 @@
 use crate::util::*;
 use std::process::Command;
 
-const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
-
 fn strace(extra: &[&str], args: &[&str]) -> Command {
     let mut cmd = Command::new("strace");
     cmd.args(["-qq", "-o"]).args(extra).arg(ours("yes")).args(args);

@@ -205,8 +205,10 @@ pub enum Buffering {
     /// stdio's default (cat, yes): the text is written when stdout is closed, and that error
     /// is reported with its `strerror` (`cat: write error: No space left on device`).
     Full,
-    /// Line-buffered (GNU's wc): the first line already failed, the close does not, and
-    /// gnulib's `close_stdout` says only `wc: write error`.
+    /// Line-buffered (GNU's wc): the first line already failed, and gnulib's `close_stdout`
+    /// gives the `strerror` of the close, not of that write: only a closed stdout (`EBADF`)
+    /// fails to close too (`wc: write error: Bad file descriptor`); otherwise the close
+    /// succeeds and the message is `wc: write error`.
     Line,
 }
 
@@ -218,6 +220,9 @@ pub fn emit(text: &[u8], buffering: Buffering) -> i32 {
         Err(err) => {
             match buffering {
                 Buffering::Full => diag::error_errno(tr(c"write error"), &err),
+                Buffering::Line if err.raw_os_error() == Some(platform::errno::EBADF) => {
+                    diag::error_errno(tr(c"write error"), &err)
+                }
                 Buffering::Line => diag::error(tr(c"write error")),
             }
             diag::EXIT_FAILURE

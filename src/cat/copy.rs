@@ -251,6 +251,11 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
                 }
             }
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
+            // GNU 9.12 hands copy_file_range's EFBIG (past the output's size limit) over to
+            // the next method too, whose write then reports `write error: File too large`.
+            Err(err) if method == Method::CopyFileRange && err.raw_os_error() == Some(platform::errno::EFBIG) => {
+                return ZeroCopy::Fallback(Some(err));
+            }
             // GNU 9.12 reports every other copy_file_range error against the input file.
             Err(err) if method != Method::CopyFileRange && is_output_error(&err) => {
                 return ZeroCopy::Failed(CopyError::Write(err));

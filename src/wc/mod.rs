@@ -292,6 +292,11 @@ impl Wc {
             // Closed before counting, as GNU does (with standard input closed, the list file
             // was given descriptor 0, and a `-` among the names must not read it).
             drop(file.take());
+            if from_stdin {
+                // GNU fcloses standard input after the list too: a `-` among the names (refused)
+                // then has no size that widens the columns.
+                let _ = platform::close(platform::STDIN);
+            }
             self.set_width(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
             for name in &all {
                 n_args += 1;

@@ -148,6 +148,8 @@ fn message_cases() -> Vec<(&'static str, String)> {
             "$T --vers=1",
             "$T --help > /dev/full",
             "$T --version > /dev/full",
+            "$T --version >&-",
+            "$T --help >&-",
             // The documentation lines (not in the pseudo-language: its marks join lines).
             "$T --help | tail -n 2",
         ] {
@@ -172,6 +174,11 @@ fn message_cases() -> Vec<(&'static str, String)> {
         "$T /proc/self/mem",
         "$T text >&-",
         "trap '' PIPE; $T big | head -c1 > /dev/null",
+        // Past the file size limit (512 KiB), SIGXFSZ ignored: copy_file_range's EFBIG hands
+        // over, and the write reports it.
+        "(trap '' XFSZ; ulimit -f 512; $T big > out; echo rc=$?; wc -c < out)",
+        "(trap '' XFSZ; ulimit -f 512; $T < big > out; echo rc=$?; wc -c < out)",
+        "(trap '' XFSZ; ulimit -f 512; $T -n big > out; echo rc=$?; wc -c < out)",
     ] {
         cases.push(("cat", script.to_owned()));
     }
@@ -199,6 +206,9 @@ fn message_cases() -> Vec<(&'static str, String)> {
         "$T --files0-from=list",
         "$T --files0-from=dir",
         "printf 'text\\0-\\0\\0' | $T --files0-from=-",
+        // A refused `-` (standard input, the list itself) does not widen the columns.
+        "printf -- '-\\0text2\\0' > list0; $T -l --files0-from=- < list0",
+        "printf -- 'text\\0-\\0text2\\0' > list0; $T --files0-from=- < list0",
         "$T -l --debug /dev/null",
         "$T -l --debug text text2 /dev/null",
         "$T -l --debug /dev/null 2>/dev/full",

@@ -125,6 +125,7 @@ fn twenty_gib_sparse_file() {
         sh.env("S", format!("strace -qq -e trace=read -o {}", log.display()));
         assert!(run_with_stdout(sh, Stdio::piped()).stdout_text().ends_with("rc=0\n"), "{script} traced");
         let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());
+        assert!(calls.iter().any(|c| c.name == "read"), "{script}: no read traced");
         let read: u64 = calls.iter().filter_map(|c| c.result.parse::<u64>().ok()).sum();
         assert!(read < 1 << 20, "{script}: read {read} bytes of the 20 GiB files ({} reads)", calls.len());
     }

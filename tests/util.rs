@@ -373,14 +373,18 @@ impl Call {
     }
 }
 
-/// The calls of a trace written by [`under_strace`], in order; a call another process
-/// interrupted (`<unfinished ...>`) is put together with its `resumed` rest.
+/// The calls of a trace written by strace (with or without `-f`, as [`under_strace`] runs it),
+/// in order; a call another process interrupted (`<unfinished ...>`) is put together with its
+/// `resumed` rest.
 pub fn trace_calls(text: &str) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
     let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for line in text.lines() {
-        let (pid, rest) = line.split_once(' ').unwrap_or(("", line));
-        let rest = rest.trim_start();
+        // `strace -f` puts the process id first.
+        let (pid, rest) = match line.split_once(' ') {
+            Some((pid, rest)) if pid.bytes().all(|b| b.is_ascii_digit()) => (pid, rest.trim_start()),
+            _ => ("", line),
+        };
         if let Some(resumed) = rest.strip_prefix("<... ") {
             let Some(at) = open.remove(pid) else { continue };
             let tail = resumed.split_once("resumed>").map_or("", |(_, tail)| tail);

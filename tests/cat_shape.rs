@@ -240,32 +240,49 @@ fn a_regular_file_is_done_when_its_size_has_moved() {
 
 #[test]
 fn formatting_a_large_regular_file_reads_none_of_it() {
-    // Formatting options on a regular file of 1 MiB or more (Linux): the bytes come from a
-    // mapping, 4 MiB at a time, so no read returns file data but a tail under 1 MiB past the
-    // last window; the last read finds the end. The portable build reads all of it.
+    // Formatting options on a regular file of 2 MiB or more (Linux), mapping forced: the bytes
+    // come from mappings, 4 MiB at a time, so no read returns file data but a tail under 2 MiB
+    // past the last window; the last read finds the end. Left to choose, the first window is
+    // read, the second mapped (then the cheaper way goes on; here the tail is read). The
+    // portable build reads all of it.
     let dir = TempDir::new("cat-shape-map");
     let data = noise((8 << 20) + 12_345, 9);
     let src = dir.file("big", &data);
     let log = dir.0.join("trace");
-    for opts in [&["-n"][..], &["-A"], &["-bsT"]] {
-        let mut cmd = Command::new("strace");
-        cmd.args(["-qq", "-e", "trace=open,openat,read,mmap", "-o"]).arg(&log).arg(ours("cat")).args(opts).arg(&src);
-        let ours = run_piped(cmd, None);
-        assert!(ours.stderr.is_empty(), "{}", ours.stderr_text());
-        let mut gnu = Command::new(oracle("cat"));
-        gnu.args(opts).arg(&src);
-        assert!(ours.stdout == run_piped(gnu, None).stdout, "{opts:?}: output differs from GNU's");
-        let trace = std::fs::read_to_string(&log).unwrap();
-        // The dynamic loader reads libraries on fd 3 before main: keep what follows the open.
-        let opened = trace.find(&format!("\"{}\"", src.display())).expect("the source is opened");
-        let trace = &trace[opened..];
-        let reads: Vec<&str> = trace.lines().filter(|l| l.starts_with("read(3,")).collect();
-        if ZERO_COPY {
-            assert_eq!(calls(trace, "mmap(NULL, 4194304, PROT_READ, MAP_PRIVATE, 3,"), 2, "{opts:?}\n{trace}");
-            assert_eq!(reads.len(), 2, "{opts:?}\n{trace}");
-            assert!(reads[0].ends_with("= 12345") && reads[1].ends_with("= 0"), "{opts:?}\n{trace}");
-        } else {
-            assert!(reads.len() > data.len() >> 16, "{opts:?}: {} reads\n{trace}", reads.len());
+    let window = "mmap(NULL, 4194304, PROT_READ, MAP_PRIVATE, 3,";
+    for way in ["map", "choose"] {
+        for opts in [&["-n"][..], &["-A"], &["-bsT"]] {
+            let mut cmd = Command::new("strace");
+            cmd.args(["-qq", "-e", "trace=open,openat,read,mmap", "-o"])
+                .arg(&log)
+                .arg(ours("cat"))
+                .args(opts)
+                .arg(&src);
+            cmd.env("RAPIDUTILS_INPUT", way);
+            let ours = run_piped(cmd, None);
+            assert!(ours.stderr.is_empty(), "{}", ours.stderr_text());
+            let mut gnu = Command::new(oracle("cat"));
+            gnu.args(opts).arg(&src);
+            assert!(ours.stdout == run_piped(gnu, None).stdout, "{opts:?}: output differs from GNU's");
+            let trace = std::fs::read_to_string(&log).unwrap();
+            // The dynamic loader reads libraries on fd 3 before main: keep what follows the open.
+            let opened = trace.find(&format!("\"{}\"", src.display())).expect("the source is opened");
+            let trace = &trace[opened..];
+            let reads: Vec<&str> = trace.lines().filter(|l| l.starts_with("read(3,")).collect();
+            let label = format!("{way} {opts:?}\n{trace}");
+            if !ZERO_COPY {
+                assert!(reads.len() > data.len() >> 16, "{label}: {} reads", reads.len());
+            } else if way == "map" {
+                assert_eq!(calls(trace, window), 2, "{label}");
+                assert_eq!(reads.len(), 2, "{label}");
+                assert!(reads[0].ends_with("= 12345") && reads[1].ends_with("= 0"), "{label}");
+            } else {
+                assert_eq!(calls(trace, window), 1, "{label}");
+                let first_mmap = trace.find(window).unwrap();
+                let before = trace[..first_mmap].lines().filter(|l| l.starts_with("read(3,")).count();
+                assert_eq!(before, (4 << 20) >> 16, "{label}: the first window is read in 64 KiB reads");
+                assert_eq!(reads.len(), before + 2, "{label}");
+            }
         }
     }
     // Files of /proc and /sys (which may map device memory, or say sizes that mean nothing)

@@ -192,7 +192,7 @@ fn files_that_shrink_or_grow_while_read() {
     }
 }
 
-/// Files formatted from a mapping (1 MiB and more) that shrink while cat is held back well
+/// Files formatted from a mapping (mapping forced) that shrink while cat is held back well
 /// before the new end: the pages past it would raise SIGBUS, the last page reads as zeros past
 /// the end. cat must end as read() would: exactly GNU's output for the file as it is now,
 /// status 0, no message. The new ends fall inside a chunk, on the last page of a chunk, on the
@@ -206,6 +206,7 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
             let dir = TempDir::new("mapped-shrink");
             let path = dir.file("f", &data);
             let [mut mine, _] = both("cat", "cat");
+            mine.env("RAPIDUTILS_INPUT", "map");
             let mut child = mine.args(opts).arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
             let mut stdout = child.stdout.take().unwrap();
             // cat is now at most its output buffer, the pipe and a chunk ahead: under 1 MiB.

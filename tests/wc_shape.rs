@@ -114,17 +114,29 @@ fn large_files_are_counted_from_mappings() {
         }
     }
     if ZERO_COPY {
+        // Mapping forced: only the tail past the last whole window (under 2 MiB) is read. Left
+        // to choose: the first window (4 MiB) is read, the second mapped, the tail read.
         let log = dir.0.join("trace");
-        for opts in ["-l", "-w", "-m", "-L"] {
-            let script =
-                format!("strace -qq -o '{}' -e trace=open,openat,read \"$WC\" {opts} big > /dev/null", log.display());
-            run(&script);
-            let trace = std::fs::read_to_string(&log).unwrap();
-            let after_open = &trace[trace.find("\"big\"").expect("big opened")..];
-            // The data is mapped; only the tail past the last whole window and the final
-            // read that finds the end are read().
-            let reads: Vec<&str> = after_open.lines().filter(|l| l.starts_with("read(3")).collect();
-            assert!(reads.len() <= 3, "wc {opts} read the file: {reads:?}");
+        for (way, read) in [("map", data.len() - (8 << 20)), ("choose", data.len() - (4 << 20))] {
+            for opts in ["-l", "-w", "-m", "-L"] {
+                let script = format!(
+                    "RAPIDUTILS_INPUT={way} strace -qq -o '{}' -e trace=open,openat,read,mmap \"$WC\" {opts} big > /dev/null",
+                    log.display()
+                );
+                run(&script);
+                let text = std::fs::read_to_string(&log).unwrap();
+                let after_open = &text[text.find("\"big\"").expect("big opened")..];
+                let calls = trace_calls(after_open);
+                let got: usize = calls
+                    .iter()
+                    .filter(|c| c.name == "read" && c.args.starts_with("3,"))
+                    .map(|c| c.result.parse::<usize>().unwrap())
+                    .sum();
+                assert_eq!(got, read, "wc {opts}, {way}: bytes read");
+                let windows =
+                    calls.iter().filter(|c| c.name == "mmap" && c.args.contains("PROT_READ, MAP_PRIVATE, 3,"));
+                assert_eq!(windows.count(), if way == "map" { 2 } else { 1 }, "wc {opts}, {way}: windows mapped");
+            }
         }
     }
     // From an offset part-way in, leaving the offset at the end: a second wc sees nothing.
@@ -151,7 +163,7 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
     for new_len in [window + 123, window + (256 << 10), 2 * window, 2 * window + 4096 * 3 + 17, 11 << 20] {
         let dir = TempDir::new("wc-shrink");
         let path = dir.file("f", &data);
-        // The second madvise is the second window's (the first is the first window's).
+        // The third madvise is the second window's first (each window has two).
         let child = Command::new("strace")
             .args([
                 "-qq",
@@ -161,9 +173,10 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
                 "-e",
                 "trace=madvise",
                 "-e",
-                "inject=madvise:delay_exit=400000:when=2",
+                "inject=madvise:delay_exit=400000:when=3",
             ])
             .arg(ours("wc"))
+            .env("RAPIDUTILS_INPUT", "map")
             .args(["-lmL"])
             .arg(&path)
             .env("LC_ALL", "C.UTF-8")

@@ -16,6 +16,7 @@ pub use cli::command;
 
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{tr, trf};
+use crate::common::regular_file::{self, Stop};
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
@@ -33,13 +34,6 @@ const OUTPUT_FLUSH: usize = 128 * 1024;
 /// Formatting reads this much at a time: 64 KiB stays in L2, so the kernel's copy costs a third
 /// less system time than with 128 KiB (cat -n of 200 MB: 78 against 84 ms in all).
 const FORMAT_READ: usize = 64 * 1024;
-/// Regular files with at least this much left are formatted from a mapping of the file (Linux):
-/// no copy into a read buffer (200 MB, hyperfine: cat -A 68.0 -> 61.5 ms, cat -n 75.7 -> 68.3).
-const MAP_MIN: u64 = 1 << 20;
-/// Files are mapped this much at a time: mapped pages count in the resident set, which stays
-/// small (a 1 GiB line under -n: 6 MiB peak), and windows of 4, 16 or 64 MiB measured the same.
-const MAP_WINDOW: u64 = 4 << 20;
-
 /// Runs `cat` with `args` (without the program name); returns the exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
     let cmd = command();
@@ -213,21 +207,31 @@ impl Cat {
         }
     }
 
-    /// Formatting mode: read big chunks, format them, write in big pieces; flush before a read
-    /// that would wait (so `cat -n` on a slow pipe shows lines as they come) and at the end of
-    /// each input (so messages about the next one come after its output, as with GNU).
+    /// Formatting mode: big chunks formatted, written in big pieces. A regular file is taken
+    /// in whichever way is cheaper here (`regular_file`: mapped or read). Anything else is
+    /// read, and output is flushed before a read that would wait (so `cat -n` on a slow pipe
+    /// shows lines as they come); and at the end of each input (so messages about the next
+    /// one come after its output, as with GNU).
     fn format(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
         if self.in_buf.is_empty() {
             self.in_buf = vec![0; FORMAT_READ];
             self.out_buf = OutBuf::room_for(OUTPUT_FLUSH, FORMAT_READ);
         }
-        let may_block = info.kind != FileKind::Regular;
-        if !may_block {
-            platform::advise_sequential(fd);
-            self.format_mapped(fd, info)?;
+        let formatter = self.formatter.as_mut().expect("format mode has a formatter");
+        if info.kind == FileKind::Regular {
+            let mut formatting = Formatting { formatter, out: &mut self.out_buf };
+            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting) {
+                Ok(()) => {}
+                Err(Stop::Output(err)) => return Err(CopyError::Write(err)),
+                Err(Stop::Read(err)) => {
+                    self.flush().map_err(CopyError::Write)?;
+                    return Err(CopyError::Read(err));
+                }
+            }
+            return self.flush().map_err(CopyError::Write);
         }
         loop {
-            if may_block && !self.out_buf.is_empty() && platform::bytes_available(fd).unwrap_or(0) == 0 {
+            if !self.out_buf.is_empty() && platform::bytes_available(fd).unwrap_or(0) == 0 {
                 self.flush().map_err(CopyError::Write)?;
             }
             let n = match platform::read(fd, &mut self.in_buf) {
@@ -247,85 +251,47 @@ impl Cat {
         self.flush().map_err(CopyError::Write)
     }
 
-    /// A regular file with at least MAP_MIN bytes left is formatted straight from the page
-    /// cache, MAP_WINDOW bytes at a time, in FORMAT_READ chunks as if read; then the offset is
-    /// set past what was formatted, and the read loop takes what remains (a file that grew, a
-    /// tail under MAP_MIN). A file that shrank under the mapping: a chunk that may hold bytes
-    /// past the new end (the SIGBUS handler cut the mapping, or the chunk ends where the
-    /// window does) is checked against fstat's size, and what lies past it is formatted again
-    /// from a state saved before the chunk, so no byte the file did not hold is written.
-    fn format_mapped(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
-        if !platform::MAPPED_FILES {
-            return Ok(());
-        }
-        let Ok(mut pos) = platform::current_offset(fd) else {
-            return Ok(());
-        };
-        let start = pos;
-        while info.size.saturating_sub(pos) >= MAP_MIN {
-            let len = (info.size - pos).min(MAP_WINDOW) as usize;
-            let Ok(map) = platform::Mapping::new(fd, pos, len) else {
-                break;
-            };
-            let (done, whole) = self.format_window(fd, pos, &map)?;
-            pos += done as u64;
-            if !whole {
-                break;
-            }
-        }
-        if pos != start {
-            platform::seek_to(fd, pos).map_err(CopyError::Read)?;
-        }
-        Ok(())
-    }
-
-    /// Formats one mapped window (see `format_mapped`); returns how many of its bytes were
-    /// the file's and formatted, and whether that is all of it.
-    fn format_window(&mut self, fd: Fd, pos: u64, map: &platform::Mapping) -> Result<(usize, bool), CopyError> {
-        let bytes = map.bytes();
-        // Chunks end at file offsets that are multiples of FORMAT_READ, so each chunk's end is
-        // the start of a page of the mapping, which `touch` can probe.
-        let mut at = 0;
-        while at < bytes.len() {
-            let end = ((pos + at as u64) / FORMAT_READ as u64 + 1) * FORMAT_READ as u64 - pos;
-            let end = (end as usize).min(bytes.len());
-            let formatter = self.formatter.as_mut().expect("format mode has a formatter");
-            let saved = formatter.clone();
-            let before = self.out_buf.len();
-            formatter.feed(&bytes[at..end], &mut self.out_buf);
-            if end < bytes.len() {
-                // The page after the chunk: past the file's end, this cuts the mapping.
-                map.touch(end);
-            }
-            let cut = map.cut();
-            if cut.is_some() || end == bytes.len() {
-                let size = platform::fstat(fd).map_err(CopyError::Read)?.size;
-                let real = (size.saturating_sub(pos) as usize).min(cut.unwrap_or(usize::MAX));
-                if real < end {
-                    *formatter = saved;
-                    self.out_buf.truncate(before);
-                    let real = real.max(at);
-                    formatter.feed(&bytes[at..real], &mut self.out_buf);
-                    return Ok((real, false));
-                }
-                if cut.is_some() {
-                    return Ok((end, false));
-                }
-            }
-            at = end;
-            if self.out_buf.len() >= OUTPUT_FLUSH {
-                // The offset first, past what the output holds, as after reads: if the write
-                // fails or a signal ends cat, a next reader of a shared stdin goes on from there.
-                platform::seek_to(fd, pos + at as u64).map_err(CopyError::Read)?;
-                self.flush().map_err(CopyError::Write)?;
-            }
-        }
-        Ok((bytes.len(), true))
-    }
-
     fn flush(&mut self) -> io::Result<()> {
-        let result = sink::write_all(platform::STDOUT, self.out_buf.as_slice());
-        self.out_buf.clear();
-        result
+        flush(&mut self.out_buf)
+    }
+}
+
+/// Writes out and empties the formatted output.
+fn flush(out: &mut OutBuf) -> io::Result<()> {
+    let result = sink::write_all(platform::STDOUT, out.as_slice());
+    out.clear();
+    result
+}
+
+/// The formatter as a regular file's consumer: a piece that reached past the file's end is
+/// formatted again from the formatter's state before it, its output taken back.
+struct Formatting<'a> {
+    formatter: &'a mut Formatter,
+    out: &'a mut OutBuf,
+}
+
+impl regular_file::Consumer for Formatting<'_> {
+    type Mark = (Formatter, usize);
+    type Error = io::Error;
+
+    fn mark(&self) -> Self::Mark {
+        (self.formatter.clone(), self.out.len())
+    }
+
+    fn rewind(&mut self, (formatter, len): Self::Mark) {
+        *self.formatter = formatter;
+        self.out.truncate(len);
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        self.formatter.feed(bytes, self.out);
+    }
+
+    fn output_due(&self) -> bool {
+        self.out.len() >= OUTPUT_FLUSH
+    }
+
+    fn output(&mut self) -> io::Result<()> {
+        flush(self.out)
     }
 }

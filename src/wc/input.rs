@@ -1,92 +1,76 @@
-//! `wc`'s input: regular files counted from mappings of the page cache, ranges read with
-//! `pread` for the two-thread split, the read buffers, bytes alone without reading (size,
-//! splice to /dev/null), and `--files0-from`'s names.
+//! `wc`'s input: what is left of an input fed to a count (a regular file mapped or read,
+//! whichever is cheaper here), ranges read with `pread` for the two-thread split, the read
+//! buffers, bytes alone without reading (size, splice to /dev/null), and `--files0-from`'s
+//! names.
 
 use super::classes::ByteClasses;
 use super::count::{self, Counter, Counts, Want};
-use super::{BIG_BUFFER_SIZE, BUFFER_SIZE};
+use crate::common::regular_file::{self, Stop};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
 
+/// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
+const BUFFER_SIZE: usize = 64 * 1024;
+/// Larger inputs are read 256 KiB at a time: with the counting's reads it stays in the L2 of
+/// a Zen 3 (512 KiB), and on an Intel Xeon (Sapphire Rapids) `wc -l` of 100 MB read in
+/// 64 KiB, 256 KiB and 1 MiB reads took 22.2, 21.3 and 22.9 ms (file written in 4 KiB
+/// writes), 13.7, 14.0 and 13.6 ms (read back from disk).
+const BIG_BUFFER_SIZE: usize = 256 * 1024;
 /// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
 /// moves what the pipe has.
 const SPLICE_CHUNK: usize = 1 << 30;
-/// Regular files with at least this much left are counted from a mapping of the page cache
-/// (Linux, disk and memory file systems): no copy into a read buffer. Below it, reads cost less
-/// than setting up a mapping.
-const MAP_MIN: u64 = 1 << 20;
-/// Files are mapped this much at a time (mapped pages count in the resident set).
-const MAP_WINDOW: u64 = 4 << 20;
-/// Within a window, the count is checked against a shrinking file after this much.
+/// A regular file's mapped windows are checked against a file that shrinks every this much.
 const MAP_PIECE: usize = 256 << 10;
 
-/// Feeds what is left of the regular file `fd`, from its offset, to `feed` straight from
-/// mappings of the page cache, MAP_WINDOW at a time, while at least MAP_MIN is left; then sets
-/// the offset past what was fed (reads take the rest: a tail, a file that grew). Nothing
-/// happens where files are not mapped (other systems, the portable build, /proc, pipes).
+/// Feeds what is left of `fd` to `feed` (a read error stops it, and is returned): a regular
+/// file by the cheaper of mapping and reading here (`regular_file`), anything else by reads.
 /// `info`: what `fstat` said of `fd` when its count began (None: it failed).
-///
-/// A file that shrinks meanwhile: the mapping's SIGBUS handler puts zero pages past its new
-/// end and records where (`cut`). After each piece, the next page is touched (past the end,
-/// that is a cut too) and, at a cut or a window's end, `fstat` gives the real size: a piece
-/// that may hold bytes past the end is fed again from the state saved before it, up to the
-/// end. `state` is cloned once per piece (a counter is a few hundred bytes).
-pub(super) fn feed_mapped<S: Clone>(
+pub(super) fn feed_input<S: Clone>(
     fd: Fd,
     info: Option<FileInfo>,
+    buffers: &mut Buffers,
     state: &mut S,
     mut feed: impl FnMut(&mut S, &[u8]),
-) -> io::Result<()> {
-    let Some(info) = info.filter(|_| platform::MAPPED_FILES) else {
-        return Ok(());
+) -> Option<io::Error> {
+    let Some(info) = info.filter(|info| info.kind == FileKind::Regular) else {
+        return buffers.read_all(fd, |chunk| feed(state, chunk));
     };
-    if info.kind != FileKind::Regular {
-        return Ok(());
-    }
-    let Ok(start) = platform::current_offset(fd) else {
-        return Ok(());
+    let buf = if info.size > BUFFER_SIZE as u64 { buffers.big() } else { buffers.small() };
+    let buf = match buf {
+        Ok(buf) => buf,
+        Err(err) => return Some(err),
     };
-    let mut pos = start;
-    'windows: while info.size.saturating_sub(pos) >= MAP_MIN {
-        let len = (info.size - pos).min(MAP_WINDOW) as usize;
-        let Ok(map) = platform::Mapping::new(fd, pos, len) else {
-            break;
-        };
-        let bytes = map.bytes();
-        let mut at = 0;
-        while at < len {
-            let end = (at + MAP_PIECE).min(len);
-            let saved = state.clone();
-            feed(state, &bytes[at..end]);
-            if end < len {
-                // The page after the piece: past the file's end, this cuts the mapping.
-                map.touch(end);
-            }
-            let cut = map.cut();
-            if cut.is_some() || end == len {
-                let size = platform::fstat(fd)?.size;
-                let real = (size.saturating_sub(pos) as usize).min(cut.unwrap_or(usize::MAX));
-                if real < end {
-                    *state = saved;
-                    let real = real.max(at);
-                    feed(state, &bytes[at..real]);
-                    pos += real as u64;
-                    break 'windows;
-                }
-                if cut.is_some() {
-                    pos += end as u64;
-                    break 'windows;
-                }
-            }
-            at = end;
-        }
-        pos += len as u64;
+    match regular_file::feed(fd, &info, buf, MAP_PIECE, &mut Fed { state, feed }) {
+        Ok(()) => None,
+        Err(Stop::Read(err)) => Some(err),
+        Err(Stop::Output(never)) => match never {},
     }
-    if pos != start {
-        platform::seek_to(fd, pos)?;
+}
+
+/// A count fed by a function, as a regular file's consumer: the count is cloned before each
+/// mapped piece (a counter is a few hundred bytes) and put back when the piece reached past
+/// the file's end.
+struct Fed<'a, S, F> {
+    state: &'a mut S,
+    feed: F,
+}
+
+impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F> {
+    type Mark = S;
+    type Error = std::convert::Infallible;
+
+    fn mark(&self) -> S {
+        self.state.clone()
     }
-    Ok(())
+
+    fn rewind(&mut self, mark: S) {
+        *self.state = mark;
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        (self.feed)(self.state, bytes);
+    }
 }
 
 /// Counts `fd` from offset `from` up to `to` (or its end) with `pread`, in 1 MiB pieces: with
@@ -151,6 +135,13 @@ impl Buffers {
             self.small = Some(platform::PageBuffer::new(BUFFER_SIZE)?);
         }
         Ok(self.small.as_mut().expect("buffer just made").as_mut_slice())
+    }
+
+    fn big(&mut self) -> io::Result<&mut [u8]> {
+        if self.big.is_none() {
+            self.big = Some(platform::PageBuffer::new(BIG_BUFFER_SIZE)?);
+        }
+        Ok(self.big.as_mut().expect("buffer just made").as_mut_slice())
     }
 
     /// Reads `fd` to its end (or a read error, returned), handing each chunk to `consume`.

@@ -1,7 +1,9 @@
 //! What every tool shares: GNU-style diagnostics and exit codes, name quoting, the getopt
 //! parser driven by each tool's clap `Command`, `--help`/`--version` output, the output sink, and
-//! how a large regular file is taken in (mapped or read, whichever is cheaper here).
+//! the choices between two ways made by timing both here (`choose`), such as how a large
+//! regular file is taken in (mapped or read).
 
+pub mod choose;
 pub mod diag;
 pub mod getopt;
 pub mod help;

@@ -12,13 +12,10 @@
 //!
 //! A file the previous step of a script has just written sits in the cache in small pages,
 //! each mapped, faulted and unmapped on its own; read back from disk it sits in large
-//! folios, mapped a few at a time. So each file is measured as it is fed: after a first
-//! window read, one window goes each way, timed by this thread's CPU time (what the work cost here, not
-//! how long the disk or another process kept us waiting), and the cheaper way takes the next
-//! windows; every [`RECHECK`] windows the other way gets one window again, so a file whose
-//! state changes part-way (half cached, half read back) follows it. The choice is
-//! [`Chooser`], a pure function of the costs measured, tested without a clock.
-//! `RAPIDUTILS_INPUT=map|read` forces one way (tests, comparisons).
+//! folios, mapped a few at a time. So each file is measured as it is fed, 4 MiB windows
+//! being the rounds of a [`Chooser`]: the first window read, then one each way, then the
+//! cheaper, the other rechecked now and then. `RAPIDUTILS_INPUT=map|read` forces one way
+//! (tests, comparisons).
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is
@@ -27,6 +24,7 @@
 //! saved before it, up to that end, and reads take what follows (nothing, or what the file
 //! grew by). Reads need no such care: they return what the file holds.
 
+use super::choose::Chooser;
 use crate::platform::{self, Fd, FileInfo};
 use std::io;
 
@@ -35,8 +33,6 @@ pub const MAP_MIN: u64 = 2 << 20;
 /// The most one mapping holds (mapped pages count in the resident set, which stays small: a
 /// 1 GiB line under `cat -n` peaks at 6 MiB), and what each timed window holds.
 pub const WINDOW: u64 = 4 << 20;
-/// After this many windows the way not taken is timed again on one window.
-pub const RECHECK: u32 = 16;
 
 /// What is fed a file's bytes.
 pub trait Consumer {
@@ -67,73 +63,11 @@ pub enum Stop<E> {
     Output(E),
 }
 
-/// The two ways in (their order indexes [`Chooser`]'s costs).
+/// The two ways in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
-    Map = 0,
-    Read = 1,
-}
-
-/// Which way takes the next window, from what each cost (CPU nanoseconds per byte of its last
-/// window): a first window read and not timed (it pays for what any first window pays: the
-/// kernel's and our first steps, cold caches), then one mapped, one read, the cheaper, and
-/// every [`RECHECK`] windows the other once.
-#[derive(Clone, Debug)]
-pub struct Chooser {
-    /// The first window is fed.
-    warm: bool,
-    /// Per way (Map, Read): its last cost; None until timed.
-    cost: [Option<f64>; 2],
-    /// Windows fed the cheaper way since the other was last timed.
-    since_check: u32,
-    /// A way forced, or the only one there is (no mapping here).
-    only: Option<Way>,
-}
-
-impl Chooser {
-    pub fn new(only: Option<Way>) -> Chooser {
-        Chooser { warm: false, cost: [None, None], since_check: 0, only }
-    }
-
-    /// The way for the next window.
-    pub fn next(&self) -> Way {
-        if let Some(way) = self.only {
-            return way;
-        }
-        match self.cost {
-            _ if !self.warm => Way::Read,
-            [None, _] => Way::Map,
-            [_, None] => Way::Read,
-            [Some(map), Some(read)] => match (map <= read, self.since_check >= RECHECK) {
-                (true, false) | (false, true) => Way::Map,
-                (true, true) | (false, false) => Way::Read,
-            },
-        }
-    }
-
-    /// The window [`Chooser::next`] gave was fed `bytes` for `nanos` of CPU time.
-    pub fn record(&mut self, way: Way, bytes: u64, nanos: u64) {
-        if bytes == 0 {
-            return;
-        }
-        if !self.warm {
-            self.warm = true;
-            return;
-        }
-        let timed_both = self.cost.iter().all(Option::is_some);
-        let checking = timed_both && self.since_check >= RECHECK;
-        self.cost[way as usize] = Some(nanos as f64 / bytes as f64);
-        if checking {
-            self.since_check = 0;
-        } else if timed_both {
-            self.since_check += 1;
-        }
-    }
-
-    /// Mapping failed here (another file system, no SIGBUS handler): read from now on.
-    pub fn cannot_map(&mut self) {
-        self.only = Some(Way::Read);
-    }
+    Map,
+    Read,
 }
 
 /// The way `RAPIDUTILS_INPUT` forces, if any.
@@ -159,7 +93,8 @@ pub fn feed<C: Consumer>(
 ) -> Result<(), Stop<C::Error>> {
     platform::advise_sequential(fd);
     let mut pos = platform::current_offset(fd).ok();
-    let mut chooser = Chooser::new(if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) });
+    let only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
+    let mut chooser = Chooser::new([Way::Map, Way::Read], Way::Read, only);
     // Whether the file offset is behind `pos` (mapped windows do not move it).
     let mut behind = false;
     // Windows while the file (as it was) has at least MAP_MIN left.
@@ -170,7 +105,8 @@ pub fn feed<C: Consumer>(
         let fed = match way {
             Way::Map => {
                 let Ok(map) = platform::Mapping::new(fd, at, len as usize) else {
-                    chooser.cannot_map();
+                    // Another file system, or no SIGBUS handler: read.
+                    chooser.only(Way::Read);
                     continue;
                 };
                 let window = feed_window(fd, at, &map, piece, consumer)?;
@@ -274,69 +210,4 @@ fn feed_window<C: Consumer>(
         }
     }
     Ok(Window { len: bytes.len() as u64, cut: false })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Records `way` at `cost` nanoseconds per byte over a 4 MiB window.
-    fn window(chooser: &mut Chooser, cost: f64) -> Way {
-        let way = chooser.next();
-        chooser.record(way, WINDOW, (cost * WINDOW as f64) as u64);
-        way
-    }
-
-    #[test]
-    fn both_ways_are_timed_then_the_cheaper_goes_on_and_the_other_is_rechecked() {
-        let mut chooser = Chooser::new(None);
-        assert_eq!(window(&mut chooser, 9.0), Way::Read);
-        assert_eq!(window(&mut chooser, 0.2), Way::Map);
-        assert_eq!(window(&mut chooser, 0.1), Way::Read);
-        for _ in 0..RECHECK {
-            assert_eq!(window(&mut chooser, 0.1), Way::Read);
-        }
-        // The recheck: mapping is now the cheaper (the file's pages changed), and goes on.
-        assert_eq!(window(&mut chooser, 0.05), Way::Map);
-        for _ in 0..RECHECK {
-            assert_eq!(window(&mut chooser, 0.05), Way::Map);
-        }
-        assert_eq!(window(&mut chooser, 0.5), Way::Read);
-        assert_eq!(chooser.next(), Way::Map);
-    }
-
-    #[test]
-    fn the_cheaper_way_keeps_its_cost_up_to_date() {
-        let mut chooser = Chooser::new(None);
-        window(&mut chooser, 9.0);
-        window(&mut chooser, 0.1);
-        window(&mut chooser, 0.2);
-        assert_eq!(window(&mut chooser, 0.3), Way::Map);
-        // Mapping got dearer than reading was: reading takes over before any recheck.
-        assert_eq!(chooser.next(), Way::Read);
-    }
-
-    #[test]
-    fn a_forced_or_the_only_way_is_always_taken() {
-        for way in [Way::Map, Way::Read] {
-            let mut chooser = Chooser::new(Some(way));
-            for cost in [0.1, 9.0, 0.01, 5.0] {
-                assert_eq!(window(&mut chooser, cost), way);
-            }
-        }
-        let mut chooser = Chooser::new(None);
-        chooser.cannot_map();
-        assert_eq!(window(&mut chooser, 1.0), Way::Read);
-        assert_eq!(window(&mut chooser, 9.0), Way::Read);
-    }
-
-    #[test]
-    fn an_empty_window_changes_nothing() {
-        let mut chooser = Chooser::new(None);
-        chooser.record(Way::Read, 0, 100);
-        assert_eq!(chooser.next(), Way::Read);
-        window(&mut chooser, 1.0);
-        chooser.record(Way::Map, 0, 100);
-        assert_eq!(chooser.next(), Way::Map);
-    }
 }

@@ -1,0 +1,146 @@
+//! Two ways of doing the same work, and which is cheaper on this machine, now: each is timed
+//! on the work itself (this thread's CPU time: what the work cost here, not how long a disk
+//! or another process kept us waiting), and the cheaper goes on. Where a choice like this
+//! was made once, on one machine, it was wrong on the next (see `regular_file` and cat's small
+//! files): the order of the ways tells only which is tried first.
+//!
+//! The work comes in rounds (a window of a file, a batch of small files): a first round by
+//! the `warm_up` way, not timed (it pays for what any first round pays: the kernel's and our
+//! first steps, cold caches), then one round each way, then the cheaper, and every
+//! [`RECHECK`] rounds the other once again, so a change part-way (a file half cached, half
+//! read back) is followed. A pure function of the costs it is told, tested without a clock.
+
+/// After this many rounds the way not taken is timed again on one round.
+pub const RECHECK: u32 = 16;
+
+/// The choice between `ways[0]` and `ways[1]`.
+#[derive(Clone, Debug)]
+pub struct Chooser<W> {
+    ways: [W; 2],
+    warm_up: W,
+    /// The first round is done.
+    warm: bool,
+    /// Per way: CPU nanoseconds per unit of work of its last round; None until timed.
+    cost: [Option<f64>; 2],
+    /// Rounds done the cheaper way since the other was last timed.
+    since_check: u32,
+    /// A way forced, or the only one that works here.
+    only: Option<W>,
+}
+
+impl<W: Copy + PartialEq> Chooser<W> {
+    /// Chooses between `ways` (timed in that order), after a first round `warm_up`; `only`
+    /// forces one.
+    pub fn new(ways: [W; 2], warm_up: W, only: Option<W>) -> Chooser<W> {
+        Chooser { ways, warm_up, warm: false, cost: [None, None], since_check: 0, only }
+    }
+
+    /// The way for the next round.
+    pub fn next(&self) -> W {
+        if let Some(way) = self.only {
+            return way;
+        }
+        let [first, second] = self.ways;
+        match self.cost {
+            _ if !self.warm => self.warm_up,
+            [None, _] => first,
+            [_, None] => second,
+            [Some(a), Some(b)] => match (a <= b, self.since_check >= RECHECK) {
+                (true, false) | (false, true) => first,
+                (true, true) | (false, false) => second,
+            },
+        }
+    }
+
+    /// The round [`Chooser::next`] gave, done `way`, did `units` of work for `nanos` of CPU
+    /// time.
+    pub fn record(&mut self, way: W, units: u64, nanos: u64) {
+        if units == 0 {
+            return;
+        }
+        if !self.warm {
+            self.warm = true;
+            return;
+        }
+        let timed_both = self.cost.iter().all(Option::is_some);
+        let checking = timed_both && self.since_check >= RECHECK;
+        let index = usize::from(way == self.ways[1]);
+        self.cost[index] = Some(nanos as f64 / units as f64);
+        if checking {
+            self.since_check = 0;
+        } else if timed_both {
+            self.since_check += 1;
+        }
+    }
+
+    /// From now on only `way` (the other failed here).
+    pub fn only(&mut self, way: W) {
+        self.only = Some(way);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One round of 1000 units at `cost` nanoseconds each; returns the way taken.
+    fn round(chooser: &mut Chooser<char>, cost: f64) -> char {
+        let way = chooser.next();
+        chooser.record(way, 1000, (cost * 1000.0) as u64);
+        way
+    }
+
+    #[test]
+    fn both_ways_are_timed_then_the_cheaper_goes_on_and_the_other_is_rechecked() {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        assert_eq!(round(&mut chooser, 9.0), 'b');
+        assert_eq!(round(&mut chooser, 0.2), 'a');
+        assert_eq!(round(&mut chooser, 0.1), 'b');
+        for _ in 0..RECHECK {
+            assert_eq!(round(&mut chooser, 0.1), 'b');
+        }
+        // The recheck: 'a' is now the cheaper (the work changed), and goes on.
+        assert_eq!(round(&mut chooser, 0.05), 'a');
+        for _ in 0..RECHECK {
+            assert_eq!(round(&mut chooser, 0.05), 'a');
+        }
+        assert_eq!(round(&mut chooser, 0.5), 'b');
+        assert_eq!(chooser.next(), 'a');
+    }
+
+    #[test]
+    fn the_cheaper_way_keeps_its_cost_up_to_date() {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        round(&mut chooser, 9.0);
+        round(&mut chooser, 0.1);
+        round(&mut chooser, 0.2);
+        assert_eq!(round(&mut chooser, 0.3), 'a');
+        // 'a' got dearer than 'b' was: 'b' takes over before any recheck.
+        assert_eq!(chooser.next(), 'b');
+    }
+
+    #[test]
+    fn a_forced_or_the_only_way_is_always_taken() {
+        for way in ['a', 'b'] {
+            let mut chooser = Chooser::new(['a', 'b'], 'a', Some(way));
+            for cost in [0.1, 9.0, 0.01, 5.0] {
+                assert_eq!(round(&mut chooser, cost), way);
+            }
+        }
+        let mut chooser = Chooser::new(['a', 'b'], 'a', None);
+        round(&mut chooser, 1.0);
+        chooser.only('b');
+        assert_eq!(round(&mut chooser, 1.0), 'b');
+        assert_eq!(round(&mut chooser, 9.0), 'b');
+    }
+
+    #[test]
+    fn an_empty_round_changes_nothing() {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        chooser.record('b', 0, 100);
+        assert_eq!(chooser.next(), 'b');
+        round(&mut chooser, 1.0);
+        chooser.record('a', 0, 100);
+        assert_eq!(chooser.next(), 'a');
+    }
+}

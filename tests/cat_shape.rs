@@ -212,7 +212,8 @@ fn devices_go_through_the_relay_into_a_grown_pipe() {
 #[test]
 fn a_regular_file_is_done_when_its_size_has_moved() {
     // One zero-copy call for a small file (the call that would return 0 is saved), except for
-    // sizes that pseudo-files report (0 and page multiples), which are copied to the end.
+    // sizes that pseudo-files report (0 and page multiples), which are copied to the end; the
+    // same for reads where read/write copies (the portable build).
     let dir = TempDir::new("cat-shape-size");
     for (len, redirect, call, want) in [
         (1024, "null", "sendfile(", 1),
@@ -233,8 +234,61 @@ fn a_regular_file_is_done_when_its_size_has_moved() {
             assert_eq!(calls(&trace, call), want, "{len} into {redirect}\n{trace}");
             assert_eq!(calls(&trace, "read(3,"), 0, "{len} into {redirect}\n{trace}");
         } else {
-            assert!(calls(&trace, "read(3,") >= 2, "{len} into {redirect}: no read to the end\n{trace}");
+            assert_eq!(calls(&trace, "read(3,"), want, "{len} into {redirect}\n{trace}");
         }
+    }
+}
+
+/// Many small files into a device or a socket: the first 16 go by sendfile, the next 16 by
+/// read/write, the next 16 by sendfile again (each batch timed), then the cheaper way; the
+/// bytes are the files' whatever the way.
+#[test]
+fn small_files_into_a_device_go_the_cheaper_way_timed_here() {
+    use std::io::Read;
+    let dir = TempDir::new("cat-shape-small");
+    let files: Vec<(std::path::PathBuf, Vec<u8>)> = (0..64)
+        .map(|i| {
+            let data = noise(1000 + i * 7, i as u64 + 1);
+            (dir.file(&format!("f{i}"), &data), data)
+        })
+        .collect();
+    let log = dir.0.join("trace");
+    let (theirs, ours_end) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut cmd = Command::new("strace");
+    cmd.args(["-qq", "-e", "trace=read,write,sendfile", "-o"]).arg(&log).arg(ours("cat"));
+    cmd.args(files.iter().map(|(path, _)| path));
+    cmd.stdout(std::os::fd::OwnedFd::from(ours_end)).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    drop(cmd);
+    let reader = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        let mut theirs = theirs;
+        theirs.read_to_end(&mut got).unwrap();
+        got
+    });
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    let want: Vec<u8> = files.iter().flat_map(|(_, data)| data.iter().copied()).collect();
+    assert!(reader.join().unwrap() == want, "bytes differ");
+    let trace = std::fs::read_to_string(&log).unwrap();
+    // Each file's copy: sendfile, or a read and a write (the read that would return 0 saved).
+    let ways: Vec<&str> = trace
+        .lines()
+        .filter_map(|l| match l {
+            _ if l.starts_with("sendfile(1,") => Some("sendfile"),
+            _ if l.starts_with("write(1,") => Some("read/write"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ways.len(), files.len(), "one call per file:\n{trace}");
+    if ZERO_COPY {
+        let batches: Vec<&str> = ways.chunks(16).map(|batch| batch[0]).collect();
+        for batch in ways.chunks(16) {
+            assert!(batch.iter().all(|w| *w == batch[0]), "a batch goes one way: {ways:?}");
+        }
+        assert_eq!(batches[..3], ["sendfile", "read/write", "sendfile"], "{ways:?}");
+    } else {
+        assert!(ways.iter().all(|w| *w == "read/write"), "{ways:?}");
     }
 }
 

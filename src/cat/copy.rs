@@ -15,6 +15,7 @@
 //! (`cat: NAME: ...` for the input, `cat: write error: ...` for the output; every
 //! copy_file_range error against the input, as GNU 9.12 does).
 
+use crate::common::choose::Chooser;
 use crate::common::sink;
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use std::io;
@@ -95,9 +96,55 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Vec
     methods
 }
 
+/// Small regular files into a device or socket (`cat` of many files `> /dev/null`) go by
+/// `sendfile` or by read/write, whichever is cheaper here: 10,000 files of 1 KiB into
+/// /dev/null took 84.6 ms by sendfile and 75.0 by read/write on an AMD EPYC (Zen 3) VM, 18.1
+/// against 22.5 ms on an Intel Xeon (Sapphire Rapids) VM. Batches of this many files are the
+/// rounds of the choice (`common::choose`): the first by sendfile, then one read/write, one
+/// sendfile, then the cheaper.
+const SMALL_BATCH: u32 = 16;
+
+/// The choice for small files (see [`SMALL_BATCH`]) and the batch under way.
+struct SmallFiles {
+    chooser: Chooser<Method>,
+    way: Method,
+    files: u32,
+    bytes: u64,
+    start: Option<u64>,
+}
+
+impl SmallFiles {
+    fn new() -> SmallFiles {
+        let chooser = Chooser::new([Method::ReadWrite, Method::Sendfile], Method::Sendfile, None);
+        SmallFiles { way: chooser.next(), chooser, files: 0, bytes: 0, start: None }
+    }
+
+    /// The way for the next small file.
+    fn begin(&mut self) -> Method {
+        if self.files == 0 {
+            self.way = self.chooser.next();
+            self.start = platform::thread_cpu_time();
+        }
+        self.way
+    }
+
+    /// A small file of `bytes` was copied.
+    fn end(&mut self, bytes: u64) {
+        self.files += 1;
+        self.bytes += bytes;
+        if self.files == SMALL_BATCH {
+            if let (Some(start), Some(end)) = (self.start, platform::thread_cpu_time()) {
+                self.chooser.record(self.way, self.bytes, end.saturating_sub(start));
+            }
+            (self.files, self.bytes) = (0, 0);
+        }
+    }
+}
+
 /// Copies everything left in `input` to `output`.
 pub struct Copier {
     buf: Vec<u8>,
+    small: SmallFiles,
     /// A zero-copy call said ENOSYS: the kernel lacks it, don't try again.
     no_zero_copy: bool,
     /// The output pipe has been grown already (or that was not wanted).
@@ -116,6 +163,7 @@ impl Copier {
     pub fn new() -> Copier {
         Copier {
             buf: Vec::new(),
+            small: SmallFiles::new(),
             no_zero_copy: !(platform::ZERO_COPY || platform::COPY_FILE_RANGE),
             pipe_grown: false,
             relay: None,
@@ -130,7 +178,28 @@ impl Copier {
         let regular = in_info.kind == FileKind::Regular;
         let small = regular && in_info.size <= SMALL_FILE;
         let size = regular.then_some(in_info.size);
-        for method in plan(in_info.kind, small, out_info.kind, calls) {
+        let mut methods = plan(in_info.kind, small, out_info.kind, calls);
+        if small && methods == [Method::Sendfile, Method::ReadWrite] {
+            let way = self.small.begin();
+            methods.retain(|&m| m == way || m == Method::ReadWrite);
+            let result = self.copy_by(&methods, input, size, output, out_info);
+            self.small.end(in_info.size);
+            return result;
+        }
+        self.copy_by(&methods, input, size, output, out_info)
+    }
+
+    /// Copies with `methods` in turn (read/write last).
+    fn copy_by(
+        &mut self,
+        methods: &[Method],
+        input: Fd,
+        size: Option<u64>,
+        output: Fd,
+        out_info: &FileInfo,
+    ) -> Result<(), CopyError> {
+        let small = size.is_some_and(|size| size <= SMALL_FILE);
+        for &method in methods {
             if method == Method::ReadWrite {
                 break;
             }
@@ -163,10 +232,10 @@ impl Copier {
                 ZeroCopy::Fallback(_) => {}
             }
         }
-        if regular {
+        if size.is_some() && !small {
             platform::advise_sequential(input);
         }
-        self.read_write(input, output)
+        self.read_write(input, output, size)
     }
 
     fn relay_pipe(&mut self) -> Option<()> {
@@ -181,11 +250,13 @@ impl Copier {
         Some(())
     }
 
-    /// The portable loop: read into one reused buffer, write all of it.
-    pub fn read_write(&mut self, input: Fd, output: Fd) -> Result<(), CopyError> {
+    /// The portable loop: read into one reused buffer, write all of it. `size`: a regular
+    /// input's size, at which it is done (see [`done_at`]).
+    pub fn read_write(&mut self, input: Fd, output: Fd, size: Option<u64>) -> Result<(), CopyError> {
         if self.buf.is_empty() {
             self.buf = vec![0; BUFFER_SIZE];
         }
+        let mut total = 0;
         loop {
             let n = match platform::read(input, &mut self.buf) {
                 Ok(0) => return Ok(()),
@@ -193,6 +264,10 @@ impl Copier {
                 Err(err) => return Err(CopyError::Read(err)),
             };
             sink::write_all(output, &self.buf[..n]).map_err(CopyError::Write)?;
+            total += n as u64;
+            if done_at(size, total) {
+                return Ok(());
+            }
         }
     }
 }
@@ -242,11 +317,7 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => {
                 total += n as u64;
-                // A regular file is done once its size has moved: the call that would return 0
-                // is saved (a fifth of the system calls for many small files). Not for sizes
-                // that are 0 or a page multiple, which pseudo-files report whatever they hold;
-                // a file that grew meanwhile moves more than its size and goes on to the end.
-                if size.is_some_and(|s| total == s && s % platform::page_size() as u64 != 0) {
+                if done_at(size, total) {
                     return ZeroCopy::Done;
                 }
             }
@@ -263,6 +334,14 @@ fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCo
             Err(err) => return ZeroCopy::Failed(CopyError::Read(err)),
         }
     }
+}
+
+/// Whether a regular input of `size` is done once `total` bytes of it have moved: the call that
+/// would return 0 is saved (a fifth of the system calls for many small files). Not for sizes
+/// that are 0 or a page multiple, which pseudo-files report whatever they hold; a file that
+/// grew meanwhile moves more than its size and goes on to its end.
+fn done_at(size: Option<u64>, total: u64) -> bool {
+    size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
 /// Any input to a non-pipe output through a private pipe: splice in, splice out. When splicing

@@ -89,15 +89,43 @@ def pipe_throughput(producer, mode, nbytes, cross_core):
     return float(gibs)
 
 
+def machine():
+    """The CPU model, its vector extensions and the kernel: every figure depends on them."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and model == "unknown CPU":
+                    model = " ".join(value.split())
+                elif key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    vector = "AVX-512 (VBMI2)" if "avx512_vbmi2" in flags else "AVX-512" if "avx512bw" in flags else \
+        "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}, {vector}, {os.cpu_count()} CPUs, Linux {os.uname().release}"
+
+
+# A row whose slowest round of some implementation took this many times its fastest is marked.
+SPREAD_MARK = 2.0
+
+
 def report(title, unit, results, higher_is_better=True):
-    """results: case -> impl -> list of per-round values (same length for every impl)."""
-    print(f"\n## {title}\n")
+    """results: case -> impl -> list of per-round values (same length for every impl). Each cell
+    is the median with the min and max of the rounds; `spread` is the largest max/min of the
+    row, marked when it exceeds SPREAD_MARK (such a row needs more rounds before it says much)."""
+    print(f"\n## {title}\n\n{machine()}\n")
     impls = list(next(iter(results.values())).keys())
-    head = "| case | " + " | ".join(impls) + " | rapidutils / best peer (median of per-round ratios) |"
+    head = ("| case | " + " | ".join(f"{i} median (min-max)" for i in impls)
+            + " | spread | rapidutils / best peer (median of per-round ratios) |")
     print(head)
-    print("|" + "---|" * (len(impls) + 2))
+    print("|" + "---|" * (len(impls) + 3))
     for case, per_impl in results.items():
-        medians = [statistics.median(per_impl[i]) for i in impls]
+        cells = " | ".join(f"{statistics.median(per_impl[i]):.2f} ({min(per_impl[i]):.2f}-{max(per_impl[i]):.2f})"
+                           for i in impls)
+        spread = max(max(v) / min(v) for v in per_impl.values() if min(v) > 0)
+        spread_cell = f"{spread:.1f}" + (" **!**" if spread > SPREAD_MARK else "")
         ratios = []
         for r in range(len(per_impl["rapidutils"])):
             # The peers named by the targets: GNU 9.1, GNU 9.12, uutils (busybox is shown, not a peer).
@@ -108,9 +136,9 @@ def report(title, unit, results, higher_is_better=True):
             mine = per_impl["rapidutils"][r]
             ratios.append(mine / best if higher_is_better else best / mine)
         ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
-        cells = " | ".join(f"{m:.2f}" for m in medians)
-        print(f"| {case} | {cells} | {ratio} |")
-    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils)")
+        print(f"| {case} | {cells} | {spread_cell} | {ratio} |")
+    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils; "
+          f"**!**: a max/min spread above {SPREAD_MARK:g})")
     sys.stdout.flush()
 
 
@@ -150,6 +178,8 @@ BENCH_DIR = "/tmp/ru-bench"
 # Output of the file-copy case on a memory file system: the page-cache copy alone, without the
 # disk's writeback and discard stalls.
 SHM_OUT = "/dev/shm/ru-bench-out"
+# Rounds of the copies into a file (at least): their medians settle only after about 20.
+FILE_ROUNDS = 20
 
 
 def prepare_inputs():
@@ -292,7 +322,9 @@ def suite_cat(args):
     results = {}
     for case, (make, stdout, gib) in cases.items():
         per = {name: [] for name in impls}
-        for rnd in range(args.rounds):
+        # Copies into a file stall now and then (writeback, discards): they need many rounds.
+        rounds = args.rounds if stdout is None or args.quick else max(args.rounds, FILE_ROUNDS)
+        for rnd in range(rounds):
             for name, argv in rotated(impls, rnd):
                 secs = wall_time(make(argv), stdout)
                 per[name].append(gib / secs if gib else secs * 1000)
@@ -301,7 +333,8 @@ def suite_cat(args):
         if os.path.exists(path):
             os.unlink(path)
     throughput = {k: v for k, v in results.items() if cases[k][2]}
-    report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", throughput)
+    report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds; into a file "
+           f"{args.rounds if args.quick else max(args.rounds, FILE_ROUNDS)})", "GiB/s, median", throughput)
     timed = {k: v for k, v in results.items() if not cases[k][2]}
     report("cat of many small files", "ms, median", timed, higher_is_better=False)
     if forced:
@@ -387,6 +420,50 @@ def suite_wc(args):
                 unpinned[case][name].append(gib / wall_time(argv + o + [big], None, pinned=False))
     os.environ.pop("LC_ALL", None)
     report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned)
+    states = page_cache_states(text)
+    by_state = {}
+    os.environ["LC_ALL"] = "C.UTF-8"
+    for state, path in states.items():
+        gib = os.path.getsize(path) / (1 << 30)
+        for o in (["-l"], ["-m"]):
+            for pinned in (True, False):
+                case = f"wc {o[0]} 100M, {state}, {'pinned' if pinned else 'not pinned'}"
+                by_state[case] = {name: [] for name in impls}
+                for rnd in range(args.rounds):
+                    for name, argv in rotated(impls, rnd):
+                        by_state[case][name].append(gib / wall_time(argv + o + [path], None, pinned=pinned))
+    os.environ.pop("LC_ALL", None)
+    report(f"wc on 100 MB in two states of the page cache, C.UTF-8 ({args.rounds} rounds)", "GiB/s, median", by_state)
+
+
+def page_cache_states(text):
+    """100 MB of the text in the two states a script meets a file in: just written by a
+    previous step in 4 KiB writes (small pages in the cache), and read back from disk (dropped
+    from the cache, then read once: large folios). Mapping and reading rank differently in the
+    two on some machines (an AMD EPYC Zen 3: see docs/ARCHITECTURE.md)."""
+    with open(text, "rb") as src:
+        data = src.read(100_000_000)
+    data = data[: data.rfind(b"\n") + 1]
+    states = {"just written (4 KiB writes)": os.path.join(BENCH_DIR, "written-100M"),
+              "read back from disk": os.path.join(BENCH_DIR, "read-back-100M")}
+    for path in states.values():
+        if os.path.exists(path):
+            os.unlink(path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            for at in range(0, len(data), 4096):
+                os.write(fd, data[at:at + 4096])
+        finally:
+            os.close(fd)
+    os.sync()
+    path = states["read back from disk"]
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    return states
 
 
 SCRIPTS_DIR = os.path.join(BENCH_DIR, "scripts")
@@ -464,7 +541,7 @@ def suite_scripts(args):
     names = list(impls)
     for o in opts:
         opt = ' '.join(o) or '(default)'
-        print(f"\n## wc {opt}, 100 MB per script, C.UTF-8, cached, pinned to CPU 0 ({args.rounds} rounds)\n")
+        print(f"\n## wc {opt}, 100 MB per script, C.UTF-8, cached, pinned to CPU 0 ({args.rounds} rounds)\n\n{machine()}\n")
         # Each forced kernel against its own wc -l too (the yardstick holds for every kernel).
         own_of = ["rapidutils"] + [f"rapidutils-{k}" for k in kernels]
         print("| corpus | " + " | ".join(f"{n} ms" for n in names)
@@ -575,7 +652,7 @@ def main():
     # Always rebuild with default features: a `--features portable` build may be in target/.
     subprocess.run(["cargo", "build", "-q", "--release", "--bins", "--example", "pipe_reader"], cwd=ROOT, check=True)
     print(f"# rapidutils benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"machine: {os.uname().nodename}, {os.cpu_count()} CPUs, kernel {os.uname().release}; "
+    print(f"machine: {machine()}; "
           f"inputs and binaries cached in memory (inputs dropped from the cache and read once first); pipe-max-size "
           f"{open('/proc/sys/fs/pipe-max-size').read().strip()}")
     print("implementations:", ", ".join(f"{n} ({' '.join(a)})" for n, a in implementations("yes").items()))

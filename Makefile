@@ -280,7 +280,7 @@ generate:
 # Packages (packaging/), built or checked here on Debian, as root: packaging/check.sh says how.
 # Each writes into target/package/.
 PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager makepkg \
-	libarchive-tools ruby python3 xz-utils git
+	libarchive-tools ruby python3 xz-utils git shellcheck
 packaging-deps:
 	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
 	  missing="$$missing $$p"; done; \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds or checks each package from the tarballs dist.sh makes, in target/package/:
 #   check.sh deb|rpm|arch|freebsd|homebrew|all
-# deb: dpkg-buildpackage, then lintian (no errors allowed) and the package's contents run.
+# deb: dpkg-buildpackage of rapidutils and rapidutils-coreutils, then lintian (no errors or
+#   warnings allowed), the packages' contents, the tools run and the maintainer scripts through
+#   shellcheck.
 # rpm: rpmbuild with stand-in cargo macros, then rpmlint, and the contents run.
 # arch: makepkg as an unprivileged user (created for the check when missing, then removed),
 #   then the contents run.
@@ -56,25 +58,33 @@ unpack() {
   tar -xJf "$vendor" -C "$1/rapidutils-$version"
 }
 
+# Builds the .debs in $1 (a fresh directory) from the tarballs; the build log is $1/build.log.
+build_deb() {
+  unpack "$1"
+  cp -r "$1/rapidutils-$version/packaging/debian" "$1/rapidutils-$version/debian"
+  # -d: the toolchain may be rustup's rather than Debian's cargo and rustc packages.
+  (cd "$1/rapidutils-$version" && dpkg-buildpackage -b -us -uc -d > "$1/build.log" 2>&1) ||
+    { tail -n 40 "$1/build.log"; die "dpkg-buildpackage failed (log: $1/build.log)"; }
+}
+
 check_deb() {
   say "deb: dpkg-buildpackage"
   local work=$out/deb
-  unpack "$work"
-  cp -r "$work/rapidutils-$version/packaging/debian" "$work/rapidutils-$version/debian"
-  # -d: the toolchain may be rustup's rather than Debian's cargo and rustc packages.
-  (cd "$work/rapidutils-$version" && dpkg-buildpackage -b -us -uc -d > "$work/build.log" 2>&1) ||
-    { tail -n 40 "$work/build.log"; die "dpkg-buildpackage failed (log: $work/build.log)"; }
-  local deb changes
-  deb=$(ls "$work"/rapidutils_"$version"-*_*.deb | grep -v dbgsym)
+  build_deb "$work"
+  local deb coredeb changes
+  deb=$(ls "$work"/rapidutils_"$version"-*_*.deb)
+  coredeb=$(ls "$work"/rapidutils-coreutils_"$version"-*_*.deb)
   changes=$(ls "$work"/rapidutils_"$version"-*_*.changes)
   say "deb: lintian $(basename "$changes")"
-  lintian --fail-on error --display-info --show-overrides "$changes" 2>&1 | grep -v 'root privileges' |
-    tee "$work/lintian.log"
+  lintian --fail-on error --display-info --show-overrides "$changes" 2>&1 |
+    grep -v 'root privileges' | tee "$work/lintian.log"
   local tag
   for tag in E W I O; do printf '%s: %s  ' "$tag" "$(grep -c "^$tag:" "$work/lintian.log" || true)"; done
   echo "(lintian: errors, warnings, info, overridden)"
+  # Not --fail-on warning: with --show-overrides it counts the overridden tags too.
+  ! grep -q '^[EW]:' "$work/lintian.log" || die "lintian reports errors or warnings"
   say "deb: contents"
-  dpkg-deb -c "$deb" | awk '{print $6}' | sed 's,^\./,,' | grep -v -e '/$' -e '^$' | sort > "$work/contents"
+  deb_contents "$deb" > "$work/contents"
   { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,'
     echo usr/share/zsh/vendor-completions/_rapidutils
     echo usr/share/doc/rapidutils/changelog.Debian.gz
@@ -82,11 +92,27 @@ check_deb() {
     echo usr/share/doc/rapidutils/copyright
     echo usr/share/lintian/overrides/rapidutils; } | sort > "$work/expected"
   diff -u "$work/expected" "$work/contents" || die "the .deb holds other files than expected"
+  deb_contents "$coredeb" > "$work/contents"
+  { for t in cat wc yes; do echo "usr/share/man/man1/$t.1.gz -> rapidutils-$t.1.gz"; done
+    echo "usr/share/doc/rapidutils-coreutils -> rapidutils"
+    echo usr/share/lintian/overrides/rapidutils-coreutils; } | sort > "$work/expected"
+  diff -u "$work/expected" "$work/contents" || die "rapidutils-coreutils holds other files than expected"
   rm -rf "$work/root"
   dpkg-deb -x "$deb" "$work/root"
   run_unpacked "$work/root" usr/lib/rapidutils/bin
-  cp "$deb" "$out/"
-  ls -l "$out/$(basename "$deb")"
+  rm -rf "$work/control"
+  dpkg-deb -e "$coredeb" "$work/control"
+  # SC2317 (unreachable code): each script calls only some of the functions they share.
+  shellcheck -s sh -e SC2317 "$work"/control/{preinst,postinst,prerm,postrm}
+  echo "shellcheck: rapidutils-coreutils' maintainer scripts are clean"
+  cp "$deb" "$coredeb" "$out/"
+  ls -l "$out/$(basename "$deb")" "$out/$(basename "$coredeb")"
+}
+
+# The files of a .deb, one a line, without directories; symbolic links with their target.
+deb_contents() {
+  dpkg-deb -c "$1" | awk '$6 != "./" && $6 !~ /\/$/ { sub(/^\.\//, "", $6); $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' |
+    sort
 }
 
 check_rpm() {

@@ -55,7 +55,8 @@ ORACLE_SH   := ci/gnu-oracle.sh
 
 .PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench clean man completions generate \
-	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging
+	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
+	check-system-package
 
 all: build
 
@@ -295,6 +296,13 @@ check-freebsd-port check-homebrew: packaging-deps
 # Every packaging check that runs here: FreeBSD port files, Homebrew formula, .deb, .rpm, Arch.
 check-packaging: packaging-deps
 	bash packaging/check.sh all
+# rapidutils-coreutils in a fresh Debian chroot: install, real package work, upgrade, purge
+# (packaging/chroot-test.sh), with the .debs in target/package (built first when missing).
+check-system-package: packaging-deps
+	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends mmdebstrap inotify-tools; }
+	@ls target/package/rapidutils-coreutils_*.deb >/dev/null 2>&1 || bash packaging/check.sh deb
+	bash packaging/chroot-test.sh
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (needs hyperfine, and
 # `cargo install uu_yes --root /opt/uutils` for uutils).

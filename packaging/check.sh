@@ -2,8 +2,8 @@
 # Builds or checks each package from the tarballs dist.sh makes, in target/package/:
 #   check.sh deb|rpm|arch|freebsd|homebrew|all
 # deb: dpkg-buildpackage of rapidutils and rapidutils-coreutils, then lintian (no errors or
-#   warnings allowed), the packages' contents, the tools run and the maintainer scripts through
-#   shellcheck.
+#   warnings allowed), the packages' contents, the tools run, and the maintainer scripts are
+#   checked by shellcheck.
 # rpm: rpmbuild with stand-in cargo macros, then rpmlint, and the contents run.
 # arch: makepkg as an unprivileged user (created for the check when missing, then removed),
 #   then the contents run.
@@ -85,7 +85,7 @@ check_deb() {
   ! grep -q '^[EW]:' "$work/lintian.log" || die "lintian reports errors or warnings"
   say "deb: contents"
   deb_contents "$deb" > "$work/contents"
-  { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,'
+  { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,; s,^usr/lib/rapidutils/bin/.*,& -> ../../../bin/rapidutils,'
     echo usr/share/zsh/vendor-completions/_rapidutils
     echo usr/share/doc/rapidutils/changelog.Debian.gz
     echo usr/share/doc/rapidutils/changelog.gz

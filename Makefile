@@ -56,7 +56,7 @@ ORACLE_SH   := ci/gnu-oracle.sh
 .PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
-	check-system-package
+	check-reproducible check-system-package
 
 all: build
 
@@ -296,6 +296,13 @@ check-freebsd-port check-homebrew: packaging-deps
 # Every packaging check that runs here: FreeBSD port files, Homebrew formula, .deb, .rpm, Arch.
 check-packaging: packaging-deps
 	bash packaging/check.sh all
+# Reproducible builds: the .debs built twice in two directories, and the binaries of cargo build
+# --release in the work tree and in a copy elsewhere, must be identical (diffoscope, from Debian's
+# diffoscope-minimal, shows where two .debs differ).
+check-reproducible: packaging-deps
+	@command -v diffoscope >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends diffoscope-minimal; }
+	bash packaging/check.sh reproducible
 # rapidutils-coreutils in a fresh Debian chroot: install, real package work, upgrade, purge
 # (packaging/chroot-test.sh), with the .debs in target/package (built first when missing).
 check-system-package: packaging-deps

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds or checks each package from the tarballs dist.sh makes, in target/package/:
-#   check.sh deb|rpm|arch|freebsd|homebrew|all
+#   check.sh deb|rpm|arch|freebsd|homebrew|reproducible|all
 # deb: dpkg-buildpackage of rapidutils and rapidutils-coreutils, then lintian (no errors or
 #   warnings allowed), the packages' contents, the tools run, and the maintainer scripts are
 #   checked by shellcheck.
@@ -10,6 +10,8 @@
 # freebsd: the crate list and distinfo regenerated from Cargo.lock and compared; pkg-plist
 #   compared with a staged install. homebrew: ruby -c, then the formula's install and test
 #   blocks run against a stand-in of Homebrew's DSL with the binary we built.
+# reproducible (not part of all): the .debs built twice in two directories must be identical, and
+#   so must `cargo build --release` from the work tree and from a copy elsewhere.
 # Run as root on Debian (make packaging-deps installs the tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +60,15 @@ unpack() {
   tar -xJf "$vendor" -C "$1/rapidutils-$version"
 }
 
+# The files a package installs, unpacked under $1, must not name the directory $2 they were built
+# in (a path left in a binary makes builds from two directories differ).
+no_build_path() {
+  local hits
+  hits=$(grep -rlF "$2" "$1" || true)
+  [ -z "$hits" ] || die "these files name the build directory $2: $hits"
+  echo "no file of the package names its build directory"
+}
+
 # Builds the .debs in $1 (a fresh directory) from the tarballs; the build log is $1/build.log.
 build_deb() {
   unpack "$1"
@@ -100,6 +111,7 @@ check_deb() {
   rm -rf "$work/root"
   dpkg-deb -x "$deb" "$work/root"
   run_unpacked "$work/root" usr/lib/rapidutils/bin
+  no_build_path "$work/root/usr" "$work"
   rm -rf "$work/control"
   dpkg-deb -e "$coredeb" "$work/control"
   # SC2317 (unreachable code): each script calls only some of the functions they share.
@@ -142,6 +154,7 @@ check_rpm() {
   mkdir -p "$work/root"
   (cd "$work/root" && rpm2cpio "$rpm" | cpio -idm --quiet)
   run_unpacked "$work/root" usr/libexec/rapidutils/bin
+  no_build_path "$work/root/usr" "$work"
   cp "$rpm" "$srpm" "$out/"
   ls -l "$out/$(basename "$rpm")" "$out/$(basename "$srpm")"
 }
@@ -187,6 +200,7 @@ check_arch() {
   mkdir "$work/root"
   bsdtar -xf "$pkg" -C "$work/root"
   run_unpacked "$work/root" usr/lib/rapidutils/bin
+  no_build_path "$work/root/usr" "$work"
   cp "$pkg" "$out/"
   ls -l "$out/$(basename "$pkg")"
 }
@@ -218,6 +232,47 @@ check_homebrew() {
   ruby packaging/homebrew/check.rb target/release/rapidutils
 }
 
+# Reproducible builds: the .debs built twice, from directories of other names and depths, with
+# another umask and time zone, must be the same bytes (diffoscope shows where they differ when
+# they do); so must the binaries of `cargo build --release` from the work tree and from a copy
+# of it elsewhere.
+check_reproducible() {
+  say "reproducible: the .debs built twice, in two directories"
+  local repro=${TMPDIR:-/tmp}/rapidutils-repro one two f name differ=0 debs_one debs_two
+  at_exit "rm -rf '$repro'"
+  one=$repro/a
+  two=$repro/elsewhere/second/build
+  # The unit tests (DEB_BUILD_OPTIONS=nocheck) have no part in the packages.
+  (export DEB_BUILD_OPTIONS=nocheck
+    build_deb "$one"
+    umask 0002
+    TZ=Pacific/Kiritimati build_deb "$two")
+  for f in "$one"/*.deb; do
+    name=${f##*/}
+    if cmp "$f" "$two/$name"; then
+      echo "identical: $(sha256sum "$f" | cut -d' ' -f1)  $name"
+    else
+      differ=1
+      diffoscope --text - "$f" "$two/$name" | head -n 200 || true
+    fi
+  done
+  debs_one=("$one"/*.deb)
+  debs_two=("$two"/*.deb)
+  [ "${#debs_one[@]}" = "${#debs_two[@]}" ] || die "the two builds made other .debs"
+  [ "$differ" = 0 ] || die "the .debs built in $one and $two differ"
+  say "reproducible: cargo build --release in the work tree and in a copy of it elsewhere"
+  cargo build --quiet --release --locked --bins
+  mkdir -p "$repro/copy"
+  tar -xzf "$src" -C "$repro/copy"
+  (cd "$repro/copy/rapidutils-$version" && cargo build --quiet --release --locked --bins)
+  for name in rapidutils cat wc yes; do
+    f=$repro/copy/rapidutils-$version/target/release/$name
+    cmp "target/release/$name" "$f" || die "target/release/$name differs when built in $repro/copy"
+    echo "identical: $(sha256sum "$f" | cut -d' ' -f1)  $name"
+  done
+  rm -rf "$repro"
+}
+
 # The release binaries, built when missing (from a fresh clone, before the tests ran).
 built_binaries() {
   [ -x target/release/rapidutils ] || cargo build --quiet --release --bins
@@ -228,6 +283,9 @@ case ${1:-all} in
   deb | rpm | arch)
     bash packaging/dist.sh
     "check_$1" ;;
+  reproducible)
+    bash packaging/dist.sh
+    check_reproducible ;;
   all)
     bash packaging/dist.sh
     check_freebsd
@@ -237,5 +295,5 @@ case ${1:-all} in
     check_arch
     say "packages in $out"
     ls -l "$out"/*.deb "$out"/*.rpm "$out"/*.pkg.tar.* ;;
-  *) die "usage: check.sh deb|rpm|arch|freebsd|homebrew|all" ;;
+  *) die "usage: check.sh deb|rpm|arch|freebsd|homebrew|reproducible|all" ;;
 esac

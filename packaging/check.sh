@@ -30,6 +30,33 @@ at_exit() { cleanups=("$1" "${cleanups[@]}"); }
 run_cleanups() { local c; for c in "${cleanups[@]}"; do eval "$c"; done; }
 trap run_cleanups EXIT
 
+# The checks leave nothing behind in $HOME or /tmp. They run with a HOME and a TMPDIR of their own
+# (cargo and rustup keep the caller's, by CARGO_HOME and RUSTUP_HOME), which must be empty when
+# they end, and no entry may be new in the caller's home or in /tmp then. Tools known to leave
+# files there are told to write elsewhere: rpm's database (Debian's rpm keeps it in ~/.rpmdb) goes
+# into the build's directory, rpmlint gets a HOME and lintian a TMPDIR removed after them.
+export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
+caller_home=$HOME
+top_entries() { find "$caller_home" /tmp -mindepth 1 -maxdepth 1 | sort; }
+entries_before=$(top_entries)
+scratch=$(mktemp -d /tmp/rapidutils-check.XXXXXX)
+export HOME=$scratch/home TMPDIR=$scratch/tmp
+mkdir -m 700 "$HOME"
+# Traversable: makepkg's user builds in a directory under TMPDIR.
+mkdir -m 711 "$TMPDIR"
+chmod 711 "$scratch"
+check_leftovers() {
+  local left new
+  left=$(cd "$scratch" && find home tmp -mindepth 1 -maxdepth 2)
+  rm -rf "$scratch"
+  new=$(comm -13 <(printf '%s\n' "$entries_before") <(top_entries))
+  [ -z "$left$new" ] && return
+  printf 'check.sh: left behind in the check'"'"'s HOME or TMPDIR: %s\n' "${left:-nothing}" >&2
+  printf 'check.sh: new in %s or /tmp since the check began: %s\n' "$caller_home" "${new:-nothing}" >&2
+  return 1
+}
+at_exit "check_leftovers || exit 1"
+
 # The files a distro-layout install puts under PREFIX (= /usr here), man pages uncompressed.
 distro_files() {
   printf '%s\n' bin/rapidutils lib/rapidutils/bin/cat lib/rapidutils/bin/wc lib/rapidutils/bin/yes \
@@ -87,8 +114,11 @@ check_deb() {
   coredeb=$(ls "$work"/rapidutils-coreutils_"$version"-*_*.deb)
   changes=$(ls "$work"/rapidutils_"$version"-*_*.changes)
   say "deb: lintian $(basename "$changes")"
-  lintian --fail-on error --display-info --show-overrides "$changes" 2>&1 |
+  # lintian's MLDBM files (mldbm-elf-*) stay in TMPDIR after it ends: give it one of its own.
+  mkdir "$work/lintian-tmp"
+  TMPDIR=$work/lintian-tmp lintian --fail-on error --display-info --show-overrides "$changes" 2>&1 |
     grep -v 'root privileges' | tee "$work/lintian.log"
+  rm -rf "$work/lintian-tmp"
   local tag
   for tag in E W I O; do printf '%s: %s  ' "$tag" "$(grep -c "^$tag:" "$work/lintian.log" || true)"; done
   echo "(lintian: errors, warnings, info, overridden)"
@@ -134,17 +164,21 @@ check_rpm() {
   mkdir -p "$work/SOURCES"
   cp "$src" "$vendor" "$work/SOURCES/"
   # --nodeps: the build requirements are Fedora packages; here cargo is rustup's.
-  rpmbuild --load="$repo/packaging/rpm/macros.cargo-standin" --define "_topdir $work" --nodeps \
+  rpmbuild --load="$repo/packaging/rpm/macros.cargo-standin" --define "_topdir $work" --dbpath "$work/rpmdb" --nodeps \
     -ba packaging/rpm/rapidutils.spec > "$work/build.log" 2>&1 ||
     { tail -n 40 "$work/build.log"; die "rpmbuild failed (log: $work/build.log)"; }
   local rpm srpm
   rpm=$(ls "$work"/RPMS/*/rapidutils-"$version"-*.rpm)
   srpm=$(ls "$work"/SRPMS/rapidutils-"$version"-*.src.rpm)
   say "rpm: rpmlint (Fedora's settings: packaging/rpm/rpmlint.toml)"
-  rpmlint -c packaging/rpm/rpmlint.toml packaging/rpm/rapidutils.spec "$rpm" "$srpm" | tee "$work/rpmlint.log"
+  # rpmlint opens an rpm database in ~/.rpmdb and writes ~/.config/enchant: a HOME of its own.
+  mkdir "$work/rpmlint-home"
+  HOME=$work/rpmlint-home rpmlint -c packaging/rpm/rpmlint.toml packaging/rpm/rapidutils.spec "$rpm" "$srpm" |
+    tee "$work/rpmlint.log"
+  rm -rf "$work/rpmlint-home"
   grep -q ' 0 errors, 0 warnings' "$work/rpmlint.log" || die "rpmlint reports errors or warnings"
   say "rpm: contents"
-  rpm -qlp "$rpm" | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/doc/' -e '^/usr/share/licenses/' |
+  rpm --dbpath "$work/rpmdb" -qlp "$rpm" | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/doc/' -e '^/usr/share/licenses/' |
     sed 's,^/,,' | sort > "$work/contents"
   { distro_files | sed 's,^,usr/,; s,\(man/man1/.*\.1\)$,\1.gz,; s,^usr/lib/rapidutils,usr/libexec/rapidutils,'
     echo usr/libexec/rapidutils; echo usr/libexec/rapidutils/bin
@@ -168,7 +202,7 @@ builder=${RAPIDUTILS_BUILDER:-rapidutils-builder}
 check_arch() {
   say "arch: makepkg as $builder"
   local work pkg sysroot home
-  work=$(mktemp -d /tmp/rapidutils-makepkg.XXXXXX)
+  work=$(mktemp -d "$TMPDIR/rapidutils-makepkg.XXXXXX")
   at_exit "rm -rf '$work'"
   if ! id "$builder" > /dev/null 2>&1; then
     home=$work/home
@@ -212,7 +246,7 @@ check_freebsd() {
   python3 packaging/freebsd/crates.py check
   say "freebsd: pkg-plist against a staged install"
   local stage
-  stage=$(mktemp -d /tmp/rapidutils-stage.XXXXXX)
+  stage=$(mktemp -d "$TMPDIR/rapidutils-stage.XXXXXX")
   at_exit "rm -rf '$stage' '$stage.list'"
   built_binaries
   make -s install DESTDIR="$stage" PREFIX=/usr/local LAYOUT=distro BINARIES=target/release
@@ -238,7 +272,7 @@ check_homebrew() {
 # of it elsewhere.
 check_reproducible() {
   say "reproducible: the .debs built twice, in two directories"
-  local repro=${TMPDIR:-/tmp}/rapidutils-repro one two f name differ=0 debs_one debs_two
+  local repro=$TMPDIR/rapidutils-repro one two f name differ=0 debs_one debs_two
   at_exit "rm -rf '$repro'"
   one=$repro/a
   two=$repro/elsewhere/second/build

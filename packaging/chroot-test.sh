@@ -2,7 +2,8 @@
 # rapidutils-coreutils in a real Debian system: a fresh chroot of the host's release (mmdebstrap,
 # the host's apt sources), where apt installs the .debs that `make package-deb` left in
 # target/package, then real package work with the swapped tools, an upgrade, and a purge that must
-# give GNU's tools back byte for byte, with no diversion left.
+# give GNU's tools back byte for byte, with no diversion left; coreutils is reinstalled and
+# upgraded in between.
 #
 # All along, a probe inside the chroot runs /usr/bin/cat, /usr/bin/wc and /usr/bin/yes in a loop
 # and counts the runs that fail, and inotify watches /usr/bin for a moment when one of the three
@@ -109,20 +110,28 @@ in_root apt-get update -q >> "$log" 2>&1 || { tail -n 20 "$log"; die "apt-get up
 mkdir -p "$root/var/tmp/debs"
 cp "$deb" "$coredeb" "$root/var/tmp/debs/"
 
-# The upgrade: the same packages repacked as a later version (their maintainer scripts see a
-# real upgrade: old prerm upgrade, new preinst upgrade, and so on).
-newver=$(dpkg-deb -f "$deb" Version)+upgrade1
-for d in "$deb" "$coredeb"; do
+# Upgrades: the same packages repacked as a later version, into the chroot's /var/tmp/debs (the
+# maintainer scripts see a real upgrade: old prerm upgrade, new preinst upgrade, and so on).
+repack() {
+  local newver
+  newver=$(dpkg-deb -f "$1" Version)+upgrade1
   rm -rf "$work/repack"
-  dpkg-deb -R "$d" "$work/repack"
+  dpkg-deb -R "$1" "$work/repack"
   sed -i "s/^Version: .*/Version: $newver/; s/^\(Depends: .*rapidutils (= \)[^)]*)/\1$newver)/" "$work/repack/DEBIAN/control"
   dpkg-deb --root-owner-group -b "$work/repack" "$root/var/tmp/debs/" > /dev/null
-done
-rm -rf "$work/repack"
+  rm -rf "$work/repack"
+}
+repack "$deb"
+repack "$coredeb"
+newver=$(dpkg-deb -f "$deb" Version)+upgrade1
+arch=$(dpkg-deb -f "$deb" Architecture)
 in_root apt-get download -q coreutils >> "$log" 2>&1 || die "apt-get download coreutils failed"
 mv "$root"/coreutils_*.deb "$root/var/tmp/"
+coreutils_deb=$(echo "$root"/var/tmp/coreutils_*.deb)
+repack "$coreutils_deb"
+coreutils_newver=$(dpkg-deb -f "$coreutils_deb" Version)+upgrade1
 mkdir "$work/coreutils"
-dpkg-deb -x "$root"/var/tmp/coreutils_*.deb "$work/coreutils"
+dpkg-deb -x "$coreutils_deb" "$work/coreutils"
 
 say "probes: a loop runs /usr/bin/cat, wc and yes; inotify watches /usr/bin"
 inotifywait -m -e delete,moved_from --format '%e %f' "$root/usr/bin" > "$work/events" 2> "$work/inotify.err" &
@@ -168,6 +177,14 @@ gnu_copies_equal() {
 check "GNU's copies in /usr/lib/rapidutils/gnu are byte for byte coreutils' own" gnu_copies_equal
 check "dpkg --verify coreutils is clean" verify_coreutils
 
+say "coreutils upgraded (its own .deb repacked as $coreutils_newver)"
+before=$(stat -c %i "$root/usr/lib/rapidutils/gnu/cat")
+run_apt install "/var/tmp/debs/coreutils_${coreutils_newver}_$(dpkg-deb -f "$coreutils_deb" Architecture).deb"
+check "cat, wc and yes are still rapidutils" all_rapidutils
+check "the upgrade wrote GNU's cat to its diverted name" test "$(stat -c %i "$root/usr/lib/rapidutils/gnu/cat")" != "$before"
+check "GNU's copies in /usr/lib/rapidutils/gnu are byte for byte coreutils' own" gnu_copies_equal
+check "dpkg --verify coreutils is clean" verify_coreutils
+
 say "packages whose maintainer scripts and triggers run cat and wc: man-db, bash-completion, ca-certificates"
 run_apt install --no-install-recommends man-db bash-completion ca-certificates
 certs=$(in_root grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
@@ -186,8 +203,7 @@ check "a script with GNU's tools first on PATH runs GNU's" \
   "$(first_line /usr/lib/rapidutils/gnu/cat --version)"
 
 say "upgrade to $newver"
-run_apt install "/var/tmp/debs/rapidutils_${newver}_$(dpkg-deb -f "$deb" Architecture).deb" \
-  "/var/tmp/debs/rapidutils-coreutils_${newver}_$(dpkg-deb -f "$deb" Architecture).deb"
+run_apt install "/var/tmp/debs/rapidutils_${newver}_$arch.deb" "/var/tmp/debs/rapidutils-coreutils_${newver}_$arch.deb"
 check "cat, wc and yes are rapidutils after the upgrade" all_rapidutils
 check "still 7 diversions" test "$(our_diversions)" = 7
 
@@ -215,7 +231,7 @@ kill "$watch_pid"
 wait "$watch_pid" 2> /dev/null || true
 watch_pid=
 read -r runs fails < "$root/var/tmp/probe.count"
-echo "the probe ran cat, wc and yes $runs times during install, reinstall, upgrade and purge"
+echo "the probe ran cat, wc and yes $runs times during the installs, upgrades and the purge"
 check "no run of cat, wc or yes failed ($fails failures)" test "$fails" = 0
 gone=$(grep -E ' (cat|wc|yes)$' "$work/events" || true)
 check "inotify saw none of /usr/bin/{cat,wc,yes} removed or renamed away${gone:+: $gone}" test -z "$gone"

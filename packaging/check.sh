@@ -24,38 +24,40 @@ vendor=$out/rapidutils-$version-vendor.tar.xz
 say() { printf '== %s\n' "$*"; }
 die() { printf 'check.sh: %s\n' "$*" >&2; exit 1; }
 
+# The checks leave nothing behind in $HOME or /tmp. check.sh runs itself again in a mount
+# namespace of its own, where a fresh directory (/tmp/rapidutils-check.XXXXXX) is bound over /tmp
+# and HOME is /tmp/home (cargo and rustup keep the caller's, by CARGO_HOME and RUSTUP_HOME). When
+# it ends, that directory must hold nothing but an empty home, and the caller's home no new
+# entry; what other processes write to /tmp meanwhile is not mistaken for the check's. Tools known
+# to leave files there are told to write elsewhere: rpm's database (Debian's rpm keeps it in
+# ~/.rpmdb) goes into the build's directory, rpmlint gets a HOME and lintian a TMPDIR removed
+# after them.
+if [ -z "${RAPIDUTILS_CHECK_TMP:-}" ]; then
+  scratch=$(mktemp -d /tmp/rapidutils-check.XXXXXX)
+  chmod 1777 "$scratch"
+  mkdir -m 700 "$scratch/home"
+  home_before=$(ls -A "$HOME")
+  status=0
+  # shellcheck disable=SC2016 # the inner sh expands them
+  env RAPIDUTILS_CHECK_TMP="$scratch" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" \
+    RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" HOME=/tmp/home TMPDIR=/tmp \
+    unshare --mount --propagation private -- \
+    sh -c 'mount --bind "$RAPIDUTILS_CHECK_TMP" /tmp && exec "$@"' sh bash "$repo/packaging/check.sh" "$@" ||
+    status=$?
+  left=$(cd "$scratch" && find . -mindepth 1 -maxdepth 2 ! -path ./home | sed 's,^\./,/tmp/,')
+  rm -rf "$scratch"
+  new=$(comm -13 <(printf '%s\n' "$home_before") <(ls -A "$HOME"))
+  [ -z "$left" ] || printf 'check.sh: left in /tmp (the check'"'"'s HOME was /tmp/home):\n%s\n' "$left" >&2
+  [ -z "$new" ] || printf 'check.sh: new in %s:\n%s\n' "$HOME" "$new" >&2
+  [ -z "$left$new" ] || [ "$status" != 0 ] || status=1
+  exit "$status"
+fi
+
 # Cleanup run when the script ends, whether it succeeded or not (in reverse order of `at_exit`).
 cleanups=()
 at_exit() { cleanups=("$1" "${cleanups[@]}"); }
 run_cleanups() { local c; for c in "${cleanups[@]}"; do eval "$c"; done; }
 trap run_cleanups EXIT
-
-# The checks leave nothing behind in $HOME or /tmp. They run with a HOME and a TMPDIR of their own
-# (cargo and rustup keep the caller's, by CARGO_HOME and RUSTUP_HOME), which must be empty when
-# they end, and no entry may be new in the caller's home or in /tmp then. Tools known to leave
-# files there are told to write elsewhere: rpm's database (Debian's rpm keeps it in ~/.rpmdb) goes
-# into the build's directory, rpmlint gets a HOME and lintian a TMPDIR removed after them.
-export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
-caller_home=$HOME
-top_entries() { find "$caller_home" /tmp -mindepth 1 -maxdepth 1 | sort; }
-entries_before=$(top_entries)
-scratch=$(mktemp -d /tmp/rapidutils-check.XXXXXX)
-export HOME=$scratch/home TMPDIR=$scratch/tmp
-mkdir -m 700 "$HOME"
-# Traversable: makepkg's user builds in a directory under TMPDIR.
-mkdir -m 711 "$TMPDIR"
-chmod 711 "$scratch"
-check_leftovers() {
-  local left new
-  left=$(cd "$scratch" && find home tmp -mindepth 1 -maxdepth 2)
-  rm -rf "$scratch"
-  new=$(comm -13 <(printf '%s\n' "$entries_before") <(top_entries))
-  [ -z "$left$new" ] && return
-  printf 'check.sh: left behind in the check'"'"'s HOME or TMPDIR: %s\n' "${left:-nothing}" >&2
-  printf 'check.sh: new in %s or /tmp since the check began: %s\n' "$caller_home" "${new:-nothing}" >&2
-  return 1
-}
-at_exit "check_leftovers || exit 1"
 
 # The files a distro-layout install puts under PREFIX (= /usr here), man pages uncompressed.
 distro_files() {
@@ -202,7 +204,7 @@ builder=${RAPIDUTILS_BUILDER:-rapidutils-builder}
 check_arch() {
   say "arch: makepkg as $builder"
   local work pkg sysroot home
-  work=$(mktemp -d "$TMPDIR/rapidutils-makepkg.XXXXXX")
+  work=$(mktemp -d /tmp/rapidutils-makepkg.XXXXXX)
   at_exit "rm -rf '$work'"
   if ! id "$builder" > /dev/null 2>&1; then
     home=$work/home
@@ -246,7 +248,7 @@ check_freebsd() {
   python3 packaging/freebsd/crates.py check
   say "freebsd: pkg-plist against a staged install"
   local stage
-  stage=$(mktemp -d "$TMPDIR/rapidutils-stage.XXXXXX")
+  stage=$(mktemp -d /tmp/rapidutils-stage.XXXXXX)
   at_exit "rm -rf '$stage' '$stage.list'"
   built_binaries
   make -s install DESTDIR="$stage" PREFIX=/usr/local LAYOUT=distro BINARIES=target/release
@@ -272,7 +274,7 @@ check_homebrew() {
 # of it elsewhere.
 check_reproducible() {
   say "reproducible: the .debs built twice, in two directories"
-  local repro=$TMPDIR/rapidutils-repro one two f name differ=0 debs_one debs_two
+  local repro=/tmp/rapidutils-repro one two f name differ=0 debs_one debs_two
   at_exit "rm -rf '$repro'"
   one=$repro/a
   two=$repro/elsewhere/second/build

@@ -25,25 +25,29 @@ say() { printf '== %s\n' "$*"; }
 die() { printf 'check.sh: %s\n' "$*" >&2; exit 1; }
 
 # The checks leave nothing behind in $HOME or /tmp. check.sh runs itself again in a mount
-# namespace of its own, where a fresh directory (/tmp/rapidutils-check.XXXXXX) is bound over /tmp
-# and HOME is /tmp/home (cargo and rustup keep the caller's, by CARGO_HOME and RUSTUP_HOME). When
-# it ends, that directory must hold nothing but an empty home, and the caller's home no new
-# entry; what other processes write to /tmp meanwhile is not mistaken for the check's. Tools known
-# to leave files there are told to write elsewhere: rpm's database (Debian's rpm keeps it in
-# ~/.rpmdb) goes into the build's directory, rpmlint gets a HOME and lintian a TMPDIR removed
-# after them.
+# namespace of its own, where a fresh directory (/tmp/rapidutils-check.XXXXXX) is bound over /tmp,
+# HOME is /tmp/home and the work tree is bound at /tmp/repo (wherever it is, under /tmp too);
+# cargo and rustup keep the caller's CARGO_HOME and RUSTUP_HOME. When it ends, that directory must
+# hold nothing but an empty home, and the caller's home no new entry; what other processes write
+# to /tmp meanwhile is not mistaken for the check's. Tools known to leave files there are told to
+# write elsewhere: rpm's database (Debian's rpm keeps it in ~/.rpmdb) goes into the build's
+# directory, rpmlint gets a HOME and lintian a TMPDIR removed after them.
 if [ -z "${RAPIDUTILS_CHECK_TMP:-}" ]; then
   scratch=$(mktemp -d /tmp/rapidutils-check.XXXXXX)
   chmod 1777 "$scratch"
   mkdir -m 700 "$scratch/home"
+  mkdir "$scratch/repo"
   home_before=$(ls -A "$HOME")
   status=0
   # shellcheck disable=SC2016 # the inner sh expands them
-  env RAPIDUTILS_CHECK_TMP="$scratch" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" \
+  env RAPIDUTILS_CHECK_TMP="$scratch" RAPIDUTILS_CHECK_REPO="$repo" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" \
     RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" HOME=/tmp/home TMPDIR=/tmp \
-    unshare --mount --propagation private -- \
-    sh -c 'mount --bind "$RAPIDUTILS_CHECK_TMP" /tmp && exec "$@"' sh bash "$repo/packaging/check.sh" "$@" ||
+    unshare --mount --propagation private -- sh -c '
+      mount --bind "$RAPIDUTILS_CHECK_REPO" "$RAPIDUTILS_CHECK_TMP/repo" &&
+      mount --rbind "$RAPIDUTILS_CHECK_TMP" /tmp && cd /tmp/repo && exec bash packaging/check.sh "$@"' sh "$@" ||
     status=$?
+  # The namespace and its mounts are gone: repo is an empty directory again, or nothing is removed.
+  rmdir "$scratch/repo" || die "$scratch/repo is not empty: $scratch left in place"
   left=$(cd "$scratch" && find . -mindepth 1 -maxdepth 2 ! -path ./home | sed 's,^\./,/tmp/,')
   rm -rf "$scratch"
   new=$(comm -13 <(printf '%s\n' "$home_before") <(ls -A "$HOME"))

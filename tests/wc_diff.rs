@@ -484,9 +484,10 @@ fn other_multibyte_locales_go_through_mbrtowc_as_gnu() {
 }
 
 #[test]
-fn large_files_counted_in_two_halves_as_in_one() {
-    // Files of 64 MiB or more are counted in two halves on two threads (when two CPUs may be
-    // used), cut after the first line end past the middle; the counts must be GNU's.
+fn large_files_counted_on_two_threads_as_on_one() {
+    // Files of 64 MiB or more are counted on two threads (when two CPUs may be used), the
+    // second taking 4 MiB chunks from the end, each cut after a line end; the counts must be
+    // GNU's, also where lines are longer than a chunk.
     let dir = TempDir::new("wc-halves");
     let mut block = String::new();
     for i in 0..2000 {
@@ -494,19 +495,28 @@ fn large_files_counted_in_two_halves_as_in_one() {
     }
     let text = block.as_bytes().repeat((70 << 20) / block.len() + 1);
     let text = dir.file("text", &text);
-    // One line of 70 MiB: no line end near the middle, so no cut.
+    // One line of 70 MiB: no line end to cut after.
     let line = dir.file("line", &b"ab \xce\xb1 ".repeat(10 << 20));
+    // Lines of 1 to 9 MiB between short ones, multibyte characters and broken ones at every
+    // place a chunk could begin.
+    let mut long = Vec::new();
+    for (i, mib) in [3, 9, 1, 5, 7, 2, 9, 4, 6, 8, 3, 5, 9].iter().enumerate() {
+        long.extend(b"x \xe6\x97\xa5\xe2\x80".iter().cycle().take((mib << 20) + i * 4099));
+        long.extend_from_slice(b"\n\xce\xb1 short\n\n");
+    }
+    let long = dir.file("long", &long);
     for (locale, opts) in [("C", &["-l"][..]), ("C.UTF-8", &[]), ("C.UTF-8", &["-m", "-L"]), ("C", &["-wL"])] {
         let [mut mine, mut gnu] = pair(locale);
         for cmd in [&mut mine, &mut gnu] {
-            cmd.args(opts).arg(&text).arg(&line);
+            cmd.args(opts).arg(&text).arg(&line).arg(&long);
         }
         compare(&format!("{locale} {opts:?}"), run_piped(mine, None), run_piped(gnu, None));
     }
-    // The second half really ran on a thread of its own where two CPUs may be used.
+    // The second thread really ran, and counted (its reads are the only preads) where two
+    // CPUs may be used.
     if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
         let out = Command::new("strace")
-            .args(["-f", "-e", "trace=clone,clone3", "-o", "/dev/stdout"])
+            .args(["-f", "-e", "trace=clone,clone3,pread64", "-o", "/dev/stdout"])
             .arg(ours("wc"))
             .arg("-l")
             .arg(&text)
@@ -515,6 +525,7 @@ fn large_files_counted_in_two_halves_as_in_one() {
             .expect("strace");
         let trace = String::from_utf8_lossy(&out.stdout);
         assert!(trace.contains("clone"), "no thread: {trace}");
+        assert!(trace.contains("pread64("), "the second thread counted nothing: {trace}");
     }
 }
 

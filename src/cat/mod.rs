@@ -220,7 +220,7 @@ impl Cat {
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {
             let mut formatting = Formatting { formatter, out: &mut self.out_buf };
-            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting) {
+            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, None) {
                 Ok(()) => {}
                 Err(Stop::Output(err)) => return Err(CopyError::Write(err)),
                 Err(Stop::Read(err)) => {

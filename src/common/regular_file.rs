@@ -84,12 +84,16 @@ fn forced() -> Option<Way> {
 /// size `info` gave if it grew) to `consumer`: mapped pieces end at file offsets that are
 /// multiples of `piece` (a multiple of the page size), reads fill `buf`. The offset is left
 /// at the end.
+///
+/// With `share`, another thread takes the file from its end (see [`Share`]): this one stops
+/// where that one's bytes begin.
 pub fn feed<C: Consumer>(
     fd: Fd,
     info: &FileInfo,
     buf: &mut [u8],
     piece: usize,
     consumer: &mut C,
+    share: Option<&Share>,
 ) -> Result<(), Stop<C::Error>> {
     platform::advise_sequential(fd);
     let mut pos = platform::current_offset(fd).ok();
@@ -99,7 +103,13 @@ pub fn feed<C: Consumer>(
     let mut behind = false;
     // Windows while the file (as it was) has at least MAP_MIN left.
     while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
-        let len = (info.size - at).min(WINDOW);
+        let mut len = (info.size - at).min(WINDOW);
+        if let Some(share) = share {
+            len = share.claim_front(at, at + len).saturating_sub(at);
+            if len == 0 {
+                return Ok(());
+            }
+        }
         let way = chooser.next();
         let start = platform::thread_cpu_time();
         let fed = match way {
@@ -139,7 +149,56 @@ pub fn feed<C: Consumer>(
     if let Some(at) = pos.filter(|_| behind) {
         platform::seek_to(fd, at).map_err(Stop::Read)?;
     }
-    read_some(fd, buf, u64::MAX, consumer).map(drop)
+    let rest = match (share, pos) {
+        (Some(share), Some(at)) => share.claim_front(at, info.size).saturating_sub(at),
+        (Some(_), None) => 0,
+        (None, _) => u64::MAX,
+    };
+    read_some(fd, buf, rest, consumer).map(drop)
+}
+
+/// A file fed by two threads at once: one from the front by [`feed`], one taking chunks from
+/// the end, each cut where the other may start (for `wc`: after a line end, where every count
+/// can be cut). Neither waits for the other: if the second gets no CPU, the first does it
+/// all; at the end the first waits at most for the chunk the second is on.
+pub struct Share {
+    /// The end of what the front has claimed, and the start of what the end has.
+    bounds: std::sync::Mutex<(u64, u64)>,
+}
+
+impl Share {
+    /// A file from `front` (its offset) to `back` (its size).
+    pub fn new(front: u64, back: u64) -> Share {
+        Share { bounds: std::sync::Mutex::new((front, back)) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, u64)> {
+        self.bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The front's next stretch, from `from` to `to` at most: returns its end, where the
+    /// end's chunks begin if sooner (`from` or less: nothing is left).
+    pub fn claim_front(&self, from: u64, to: u64) -> u64 {
+        let mut bounds = self.lock();
+        let end = to.min(bounds.1).max(from);
+        bounds.0 = end;
+        end
+    }
+
+    /// Where the end's chunks begin now.
+    pub fn back(&self) -> u64 {
+        self.lock().1
+    }
+
+    /// The end's next chunk, from `start` to where its last began: returns that, or None when
+    /// the front has come past `start` (the chunk is the front's).
+    pub fn claim_back(&self, start: u64) -> Option<u64> {
+        let mut bounds = self.lock();
+        if start < bounds.0 || start >= bounds.1 {
+            return None;
+        }
+        Some(std::mem::replace(&mut bounds.1, start))
+    }
 }
 
 /// Reads up to `len` bytes (fewer at the end of the file) into `buf` a buffer at a time,
@@ -210,4 +269,27 @@ fn feed_window<C: Consumer>(
         }
     }
     Ok(Window { len: bytes.len() as u64, cut: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Share;
+
+    #[test]
+    fn the_front_and_the_end_never_claim_the_same_bytes() {
+        let share = Share::new(100, 1000);
+        assert_eq!(share.claim_front(100, 300), 300);
+        assert_eq!(share.claim_back(800), Some(1000));
+        assert_eq!(share.back(), 800);
+        // A chunk below what the front holds, or at or past the end's start, is not the end's.
+        assert_eq!(share.claim_back(250), None);
+        assert_eq!(share.claim_back(800), None);
+        assert_eq!(share.claim_front(300, 900), 800);
+        assert_eq!(share.claim_front(800, 900), 800, "nothing left between");
+        assert_eq!(share.claim_back(700), None);
+        let share = Share::new(0, 10);
+        assert_eq!(share.claim_back(4), Some(10));
+        assert_eq!(share.claim_back(0), Some(4));
+        assert_eq!(share.claim_front(0, 5), 0);
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::classes::ByteClasses;
 use super::count::{self, Counter, Counts, Want};
-use crate::common::regular_file::{self, Stop};
+use crate::common::regular_file::{self, Share, Stop};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -16,7 +16,7 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// a Zen 3 (512 KiB), and on an Intel Xeon (Sapphire Rapids) `wc -l` of 100 MB read in
 /// 64 KiB, 256 KiB and 1 MiB reads took 22.2, 21.3 and 22.9 ms (file written in 4 KiB
 /// writes), 13.7, 14.0 and 13.6 ms (read back from disk).
-const BIG_BUFFER_SIZE: usize = 256 * 1024;
+pub(super) const BIG_BUFFER_SIZE: usize = 256 * 1024;
 /// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
 /// moves what the pipe has.
 const SPLICE_CHUNK: usize = 1 << 30;
@@ -26,12 +26,14 @@ const MAP_PIECE: usize = 256 << 10;
 /// Feeds what is left of `fd` to `feed` (a read error stops it, and is returned): a regular
 /// file by the cheaper of mapping and reading here (`regular_file`), anything else by reads.
 /// `info`: what `fstat` said of `fd` when its count began (None: it failed).
+/// With `share`, another thread counts the file's end (see `regular_file::Share`).
 pub(super) fn feed_input<S: Clone>(
     fd: Fd,
     info: Option<FileInfo>,
     buffers: &mut Buffers,
     state: &mut S,
     mut feed: impl FnMut(&mut S, &[u8]),
+    share: Option<&Share>,
 ) -> Option<io::Error> {
     let Some(info) = info.filter(|info| info.kind == FileKind::Regular) else {
         return buffers.read_all(fd, |chunk| feed(state, chunk));
@@ -41,7 +43,7 @@ pub(super) fn feed_input<S: Clone>(
         Ok(buf) => buf,
         Err(err) => return Some(err),
     };
-    match regular_file::feed(fd, &info, buf, MAP_PIECE, &mut Fed { state, feed }) {
+    match regular_file::feed(fd, &info, buf, MAP_PIECE, &mut Fed { state, feed }, share) {
         Ok(()) => None,
         Err(Stop::Read(err)) => Some(err),
         Err(Stop::Output(never)) => match never {},
@@ -73,21 +75,78 @@ impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F>
     }
 }
 
-/// Counts `fd` from offset `from` up to `to` (or its end) with `pread`, in 1 MiB pieces: with
+/// A file's end counted on a second thread while the first counts from the front
+/// (`regular_file::Share`): chunks of [`CHUNK`] from the end backwards, each starting after
+/// a line end (no word, line or character spans one, so the counts add up; the longest line
+/// is the larger), read with `pread` into `buf`. The first chunk reads on past the size the
+/// count began with (a file that grew). With `classes`, the full counter; else lines and
+/// bytes. Stops at the first read error, returned with what was counted.
+pub(super) fn count_end(
+    want: Want,
+    classes: Option<&ByteClasses>,
+    charset: Charset,
+    fd: Fd,
+    share: &Share,
+    buf: &mut [u8],
+) -> (Counts, Option<io::Error>) {
+    let mut total = Counts::default();
+    let mut first = true;
+    loop {
+        let back = share.back();
+        let Some(start) = back.checked_sub(CHUNK).and_then(|at| line_start_after(fd, at, back, buf)) else {
+            return (total, None);
+        };
+        let Some(end) = share.claim_back(start) else {
+            return (total, None);
+        };
+        let (counts, error) = count_range(want, classes, charset, fd, start, (!first).then_some(end), buf);
+        total = sum(&total, &counts);
+        if error.is_some() {
+            return (total, error);
+        }
+        first = false;
+    }
+}
+
+/// The second thread's chunks.
+const CHUNK: u64 = 4 << 20;
+
+/// The counts of two pieces of an input cut after a line end.
+pub(super) fn sum(a: &Counts, b: &Counts) -> Counts {
+    Counts {
+        lines: a.lines + b.lines,
+        words: a.words + b.words,
+        chars: a.chars + b.chars,
+        bytes: a.bytes + b.bytes,
+        max_line_length: a.max_line_length.max(b.max_line_length),
+    }
+}
+
+/// Where the line after the first line end at or after `from` (and before `to`) begins.
+fn line_start_after(fd: Fd, from: u64, to: u64, buf: &mut [u8]) -> Option<u64> {
+    let mut at = from;
+    while at < to {
+        let len = ((to - at) as usize).min(BUFFER_SIZE);
+        let n = platform::pread(fd, &mut buf[..len], at).ok().filter(|&n| n > 0)?;
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            return Some(at + i as u64 + 1).filter(|&start| start < to);
+        }
+        at += n as u64;
+    }
+    None
+}
+
+/// Counts `fd` from offset `from` up to `to` (or its end) with `pread` into `buf`: with
 /// `classes`, the full counter; else lines and bytes only.
-pub(super) fn count_range(
+fn count_range(
     want: Want,
     classes: Option<&ByteClasses>,
     charset: Charset,
     fd: Fd,
     from: u64,
     to: Option<u64>,
+    buf: &mut [u8],
 ) -> (Counts, Option<io::Error>) {
-    let mut buf = match platform::PageBuffer::new(BIG_BUFFER_SIZE) {
-        Ok(buf) => buf,
-        Err(err) => return (Counts::default(), Some(err)),
-    };
-    let buf = buf.as_mut_slice();
     let mut counter = classes.map(|classes| Counter::new(want, classes, charset));
     let mut counts = Counts::default();
     let mut pos = from;

@@ -18,11 +18,12 @@ pub use cli::{TOTAL_WHEN, command};
 
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{format, tr, trf};
+use crate::common::regular_file::Share;
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use classes::ByteClasses;
 use count::{Counter, Counts, Want};
-use input::{Buffers, NameReader, count_bytes_only, count_range, feed_input};
+use input::{BIG_BUFFER_SIZE, Buffers, NameReader, count_bytes_only, count_end, feed_input};
 use plan::{Method, Plan};
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -424,83 +425,78 @@ impl Wc {
         if self.debug && plan.method == Method::Lines {
             report_kernel();
         }
-        let halves = if plan.halves { info.and_then(|info| self.count_halves(fd, info, plan.method)) } else { None };
-        let (mut counts, error) = match (halves, plan.method) {
-            (Some(done), _) => done,
-            (None, Method::Bytes) => {
+        let mut counts = match plan.method {
+            Method::Bytes => {
                 let mut counts = Counts::default();
                 let result = count_bytes_only(fd, info, named, &mut self.buffers, &mut counts.bytes);
                 (counts, result.err())
             }
-            (None, Method::Lines) => {
-                let mut counts = Counts::default();
-                let count = |counts: &mut Counts, chunk: &[u8]| {
-                    counts.bytes += chunk.len() as u64;
-                    counts.lines += count::count_lines(chunk);
-                };
-                let error = feed_input(fd, info, &mut self.buffers, &mut counts, count);
-                (counts, error)
+            _ if plan.two_threads && std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 => {
+                self.count_on_two_threads(fd, info, plan.method)
             }
-            (None, Method::Counter) => {
-                let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
-                let mut counter = Counter::new(self.want, classes, self.charset);
-                let error = feed_input(fd, info, &mut self.buffers, &mut counter, |counter, chunk| counter.feed(chunk));
-                (counter.finish(), error)
-            }
+            method => self.count_on_this_thread(fd, info, method, None),
         };
         if Plan::chars_are_bytes(self.want, self.charset) {
-            counts.chars = counts.bytes;
+            counts.0.chars = counts.0.bytes;
         }
-        (counts, error)
+        counts
     }
 
-    /// A large regular file on a machine where we may use two CPUs: the halves before and after
-    /// the first line end past the middle are counted at once, the second on another thread.
-    /// A line end is where every count can be cut (no word, line or character spans it), so
-    /// the counts just add up (the longest line: the larger). `method`: the full counter, or
-    /// lines (and bytes) only. None when the machine or the file does not qualify (nothing
-    /// read). Only for files wc opened itself: their offset does not matter afterwards.
-    fn count_halves(&mut self, fd: Fd, info: FileInfo, method: Method) -> Option<(Counts, Option<io::Error>)> {
-        let counter = method == Method::Counter;
-        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            return None;
-        }
-        let start = platform::current_offset(fd).ok()?;
-        let mid = start + info.size.checked_sub(start)? / 2;
-        let buf = self.buffers.small().ok()?;
-        let n = platform::pread(fd, buf, mid).ok()?;
-        let split = mid + memchr::memchr(b'\n', &buf[..n])? as u64 + 1;
-        let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
-        let classes = if counter { self.classes.as_ref() } else { None };
-        let (first, second) = std::thread::scope(|scope| {
-            let second = std::thread::Builder::new().spawn_scoped(scope, move || {
-                let own = counter.then(|| ByteClasses::new(charset, posixly_correct));
-                count_range(want, own.as_ref(), charset, fd, split, None)
-            });
-            let first = count_range(want, classes, charset, fd, start, Some(split));
-            let second = match second {
-                Ok(handle) => handle.join().unwrap_or_else(|_| (Counts::default(), Some(io::Error::other("panic")))),
-                // No thread to be had: the second half here, after the first.
-                Err(_) => {
-                    let own = counter.then(|| ByteClasses::new(charset, posixly_correct));
-                    count_range(want, own.as_ref(), charset, fd, split, None)
-                }
+    /// Lines (and bytes), or the full counter, fed what is left of `fd` on this thread (up to
+    /// where a second thread counts from, with `share`).
+    fn count_on_this_thread(
+        &mut self,
+        fd: Fd,
+        info: Option<FileInfo>,
+        method: Method,
+        share: Option<&Share>,
+    ) -> (Counts, Option<io::Error>) {
+        if method == Method::Lines {
+            let mut counts = Counts::default();
+            let count = |counts: &mut Counts, chunk: &[u8]| {
+                counts.bytes += chunk.len() as u64;
+                counts.lines += count::count_lines(chunk);
             };
-            (first, second)
-        });
-        let ((a, first_error), (b, second_error)) = (first, second);
-        if first_error.is_some() {
-            // A sequential count would have stopped there.
-            return Some((a, first_error));
+            let error = feed_input(fd, info, &mut self.buffers, &mut counts, count, share);
+            return (counts, error);
         }
-        let sum = Counts {
-            lines: a.lines + b.lines,
-            words: a.words + b.words,
-            chars: a.chars + b.chars,
-            bytes: a.bytes + b.bytes,
-            max_line_length: a.max_line_length.max(b.max_line_length),
+        let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
+        let mut counter = Counter::new(self.want, classes, self.charset);
+        let error = feed_input(fd, info, &mut self.buffers, &mut counter, |counter, chunk| counter.feed(chunk), share);
+        (counter.finish(), error)
+    }
+
+    /// A large regular file on a machine where we may use two CPUs: this thread counts from
+    /// the front as it would alone (mapped or read, whichever is cheaper here), a second one
+    /// takes 4 MiB chunks from the end, cut after line ends, until they meet (`count_end`):
+    /// a second CPU that is busy costs nothing, it just takes fewer chunks. Only for files
+    /// wc opened itself: their offset does not matter afterwards.
+    fn count_on_two_threads(&mut self, fd: Fd, info: Option<FileInfo>, method: Method) -> (Counts, Option<io::Error>) {
+        let (Some(info), Ok(start)) = (info, platform::current_offset(fd)) else {
+            return self.count_on_this_thread(fd, info, method, None);
         };
-        Some((sum, second_error))
+        let share = Share::new(start, info.size);
+        let counter = method == Method::Counter;
+        let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
+        let ((front, front_error), end) = std::thread::scope(|scope| {
+            let share = &share;
+            let end = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let own = counter.then(|| ByteClasses::new(charset, posixly_correct));
+                let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
+                io::Result::Ok(count_end(want, own.as_ref(), charset, fd, share, buf.as_mut_slice()))
+            });
+            // No thread to be had: this one counts it all (the end claims nothing).
+            let front = self.count_on_this_thread(fd, Some(info), method, Some(share).filter(|_| end.is_ok()));
+            (front, end.map(|handle| handle.join()))
+        });
+        match end {
+            // A sequential count would have stopped at the front's error.
+            _ if front_error.is_some() => (front, front_error),
+            Ok(Ok(Ok((end, end_error)))) => (input::sum(&front, &end), end_error),
+            Ok(Ok(Err(err))) => (front, Some(err)),
+            Ok(Err(_)) => (front, Some(io::Error::other("the second counting thread failed"))),
+            Err(_) => (front, None),
+        }
     }
 
     /// One output line: the wanted counts right-aligned in `width` columns, then the name

@@ -7,16 +7,16 @@
 //! | lines, with or without bytes                   | `Lines`   | a SIMD count of LF bytes                      |
 //! | words, widths, or characters in a multibyte locale | `Counter` | the full counter (`count::Counter`)      |
 //!
-//! `Lines` and `Counter` read a regular file from mappings of the page cache when at least
-//! 1 MiB of it is left (`input::feed_mapped`, which knows the offset), and a file wc opened
-//! itself of at least [`PARALLEL_MIN`] is counted in two halves at once where the machine has
-//! two CPUs (asked only then: the question costs system calls).
+//! `Lines` and `Counter` take in a regular file by the cheaper of mapping and reading here
+//! (`common::regular_file`), and a file wc opened itself of at least [`PARALLEL_MIN`] is
+//! counted on two threads where the process may use two CPUs (asked only then: the question
+//! costs system calls), the second taking chunks from the end.
 
 use super::count::Want;
 use crate::platform::{Charset, FileInfo, FileKind};
 
-/// Named regular files at least this large are counted in two halves on two threads, when the
-/// process may run on two CPUs or more (not when pinned to one).
+/// Named regular files at least this large are counted on two threads, when the process may
+/// run on two CPUs or more (not when pinned to one).
 pub(super) const PARALLEL_MIN: u64 = 64 << 20;
 
 /// How an input's counts are made.
@@ -34,8 +34,8 @@ pub(super) enum Method {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Plan {
     pub method: Method,
-    /// Counted in two halves at once, if the machine has two CPUs.
-    pub halves: bool,
+    /// Counted on two threads, if the process may use two CPUs.
+    pub two_threads: bool,
 }
 
 impl Plan {
@@ -57,7 +57,7 @@ pub(super) fn plan(want: Want, charset: Charset, input: Option<&FileInfo>, named
         Method::Bytes
     };
     let large_file = input.is_some_and(|info| info.kind == FileKind::Regular && info.size >= PARALLEL_MIN);
-    Plan { method, halves: method != Method::Bytes && named && large_file }
+    Plan { method, two_threads: method != Method::Bytes && named && large_file }
 }
 
 #[cfg(test)]
@@ -98,8 +98,9 @@ mod tests {
                     for named in [false, true] {
                         let got = plan(want, charset, input.as_ref(), named);
                         let big_regular = input.is_some_and(|i| i.kind == FileKind::Regular && i.size >= PARALLEL_MIN);
-                        let halves = expected != Method::Bytes && named && big_regular;
-                        assert_eq!(got, Plan { method: expected, halves }, "{want:?} {charset:?} {input:?} {named}");
+                        let two_threads = expected != Method::Bytes && named && big_regular;
+                        let want_plan = Plan { method: expected, two_threads };
+                        assert_eq!(got, want_plan, "{want:?} {charset:?} {input:?} {named}");
                     }
                 }
             }

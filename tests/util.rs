@@ -416,3 +416,13 @@ pub fn trace_calls(text: &str) -> Vec<Call> {
     }
     calls
 }
+
+/// What a trace holds from the open of `name` on (without that line), asserting the open gave
+/// descriptor 3: the shape tests count the calls on descriptor 3, which must be the file's.
+pub fn after_open<'a>(trace: &'a str, name: &str) -> &'a str {
+    let quoted = format!("\"{name}\"");
+    let at = trace.find(&quoted).unwrap_or_else(|| panic!("{name} is not opened in:\n{trace}"));
+    let (line, rest) = trace[at..].split_once('\n').unwrap_or((&trace[at..], ""));
+    assert!(line.ends_with("= 3"), "{name} opened as another descriptor than 3: {line}");
+    rest
+}

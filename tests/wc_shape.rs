@@ -20,8 +20,8 @@ fn regular_file_bytes_come_from_its_size() {
     dir.file("big", &noise((10 << 20) + 1, 2));
     let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=open,openat,read,lseek \"$WC\" -c big", &dir);
     assert_eq!(out, "10485761 big\n");
-    let after_open = &log[log.find("\"big\"").expect("big opened")..];
-    assert_eq!(after_open.lines().filter(|l| l.starts_with("read(3")).count(), 0, "{after_open}");
+    let rest = after_open(&log, "big");
+    assert_eq!(rest.lines().filter(|l| l.starts_with("read(3")).count(), 0, "{rest}");
     // The offset is left at the end: a second wc -c on the same stdin prints 0.
     let (out, _) = trace("{ \"$WC\" -c; \"$WC\" -c; } < big; : > \"$LOG\"", &dir);
     assert_eq!(out, "10485761\n0\n");
@@ -30,8 +30,8 @@ fn regular_file_bytes_come_from_its_size() {
     dir.file("paged", &noise(10 << 20, 5));
     let (out, log) = trace("strace -qq -o \"$LOG\" -e trace=open,openat,read \"$WC\" -c paged", &dir);
     assert_eq!(out, "10485760 paged\n");
-    let after_open = &log[log.find("\"paged\"").expect("paged opened")..];
-    assert!(after_open.lines().filter(|l| l.starts_with("read(3")).count() <= 2, "{after_open}");
+    let rest = after_open(&log, "paged");
+    assert!(rest.lines().filter(|l| l.starts_with("read(3")).count() <= 2, "{rest}");
 }
 
 #[test]
@@ -125,8 +125,7 @@ fn large_files_are_counted_from_mappings() {
                 );
                 run(&script);
                 let text = std::fs::read_to_string(&log).unwrap();
-                let after_open = &text[text.find("\"big\"").expect("big opened")..];
-                let calls = trace_calls(after_open);
+                let calls = trace_calls(after_open(&text, "big"));
                 let got: usize = calls
                     .iter()
                     .filter(|c| c.name == "read" && c.args.starts_with("3,"))

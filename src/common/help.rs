@@ -190,7 +190,8 @@ pub fn version_text(name: &str) -> Vec<u8> {
     format!(
         "{name} (rapidutils) {}\n\
          Copyright (C) 2026 the rapidutils developers.\n\
-         License MIT OR Apache-2.0: <https://opensource.org/licenses/MIT>.\n\
+         License MIT OR Apache-2.0: <https://opensource.org/licenses/MIT>,\n\
+         <https://www.apache.org/licenses/LICENSE-2.0>.\n\
          This is free software: you are free to change and redistribute it.\n\
          There is NO WARRANTY, to the extent permitted by law.\n",
         env!("CARGO_PKG_VERSION")

@@ -70,6 +70,7 @@ build:
 TEST_PROGRAMS := python3:python3 strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
 	/usr/share/bash-completion/bash_completion:bash-completion
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
+	ko_KR.EUC-KR zh_TW.BIG5 \
 	zh_CN.GB18030 ru_RU.KOI8-R ru_RU.UTF-8
 test-deps:
 	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || [ -e $${p%%:*} ] || \

@@ -483,6 +483,33 @@ fn other_multibyte_locales_go_through_mbrtowc_as_gnu() {
     }
 }
 
+/// A character straddling GNU 9.12's first 256 KiB read: GNU decodes its last bytes again and
+/// miscounts (see docs/COMPATIBILITY.md); rapidutils counts it once, as one pass of `mbrtowc`
+/// over the whole file does. The expected counts are built with the file: `a` × N, a
+/// character, the tail's characters and columns.
+#[test]
+fn characters_across_gnus_reads_count_once() {
+    let dir = TempDir::new("wc-straddle");
+    // (locale, N, bytes after the a's, characters and columns they add)
+    for (locale, n, tail, chars, columns) in [
+        // あ (two columns), a lone lead byte (invalid: nothing), x y z, a newline.
+        ("ja_JP.EUC-JP", 262_143, &b"\xa4\xa2\xa4xyz\n"[..], 5, 5),
+        ("ko_KR.EUC-KR", 262_143, b"\xb0\xa1\xb0xyz\n", 5, 5),
+        // U+0080, a control character (no column).
+        ("zh_CN.GB18030", 262_141, b"\x81\x30\x81\x30xyz\n", 5, 3),
+        ("zh_TW.BIG5", 262_143, b"\xa4\x40xyz\n", 5, 5),
+    ] {
+        let mut data = vec![b'a'; n];
+        data.extend_from_slice(tail);
+        let path = dir.file(locale, &data);
+        let [mut mine, _] = pair(locale);
+        mine.arg("-mL").arg(&path);
+        let got = run_piped(mine, None);
+        let want = format!("{} {} {}\n", n + chars, n + columns, path.display());
+        assert_eq!(got.stdout_text(), want, "{locale}: {}", got.stderr_text());
+    }
+}
+
 #[test]
 fn large_files_counted_on_two_threads_as_on_one() {
     // Files of 64 MiB or more are counted on two threads (when two CPUs may be used), the

@@ -282,6 +282,16 @@ def wall_time(argv, stdout, pinned=True):
             out.close()
 
 
+def throughput_rounds(impls, rounds, extra, gib, pinned=True):
+    """impl -> GiB/s of each of `rounds` interleaved rounds of `argv + extra` (stdout to
+    /dev/null) over `gib` GiB of input."""
+    per = {name: [] for name in impls}
+    for rnd in range(rounds):
+        for name, argv in rotated(impls, rnd):
+            per[name].append(gib / wall_time(argv + extra, None, pinned=pinned))
+    return per
+
+
 def same_output(impls, args, stdin=None):
     outputs = set()
     for argv in impls.values():
@@ -341,11 +351,7 @@ def suite_cat(args):
         per_kernel = {}
         for k, each in forced.items():
             for opt in ("-A", "-v", "-n"):
-                per = {name: [] for name in each}
-                for rnd in range(args.rounds):
-                    for name, argv in rotated(each, rnd):
-                        per[name].append(size_text / wall_time(argv + [opt, text], None))
-                per_kernel[f"cat {opt} 200M, {k}"] = per
+                per_kernel[f"cat {opt} 200M, {k}"] = throughput_rounds(each, args.rounds, [opt, text], size_text)
         report(f"cat formatting with a kernel forced, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median",
                per_kernel)
     pipe = {}
@@ -387,11 +393,7 @@ def suite_wc(args):
             if o == ["-c"] or (o == ["-m"] and locale == "C"):
                 continue
             case = f"wc {' '.join(o) or '(default)'} 200M, {locale}"
-            per = {name: [] for name in impls}
-            for rnd in range(args.rounds):
-                for name, argv in rotated(impls, rnd):
-                    per[name].append(size / wall_time(argv + o + [text], None))
-            results[case] = per
+            results[case] = throughput_rounds(impls, args.rounds, o + [text], size)
     os.environ.pop("LC_ALL", None)
     report(f"wc on 200 MB of English-like UTF-8 text, cached, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", results)
     pipe = {"cat 200M | wc -c": {name: [] for name in impls}}
@@ -414,10 +416,7 @@ def suite_wc(args):
     os.environ["LC_ALL"] = "C.UTF-8"
     for o in (["-l"], [], ["-m"], ["-L"]):
         case = f"wc {' '.join(o) or '(default)'} 1G, C.UTF-8, unpinned"
-        unpinned[case] = {name: [] for name in impls}
-        for rnd in range(args.rounds):
-            for name, argv in rotated(impls, rnd):
-                unpinned[case][name].append(gib / wall_time(argv + o + [big], None, pinned=False))
+        unpinned[case] = throughput_rounds(impls, args.rounds, o + [big], gib, pinned=False)
     os.environ.pop("LC_ALL", None)
     report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned)
     states = page_cache_states(text)
@@ -428,10 +427,7 @@ def suite_wc(args):
         for o in (["-l"], ["-m"]):
             for pinned in (True, False):
                 case = f"wc {o[0]} 100M, {state}, {'pinned' if pinned else 'not pinned'}"
-                by_state[case] = {name: [] for name in impls}
-                for rnd in range(args.rounds):
-                    for name, argv in rotated(impls, rnd):
-                        by_state[case][name].append(gib / wall_time(argv + o + [path], None, pinned=pinned))
+                by_state[case] = throughput_rounds(impls, args.rounds, o + [path], gib, pinned=pinned)
     os.environ.pop("LC_ALL", None)
     report(f"wc on 100 MB in two states of the page cache, C.UTF-8 ({args.rounds} rounds)", "GiB/s, median", by_state)
 

@@ -149,8 +149,10 @@ pub fn feed<C: Consumer>(
     if let Some(at) = pos.filter(|_| behind) {
         platform::seek_to(fd, at).map_err(Stop::Read)?;
     }
+    // To the end of the file (past the size it had if it grew), or where the other thread's
+    // chunks begin.
     let rest = match (share, pos) {
-        (Some(share), Some(at)) => share.claim_front(at, info.size).saturating_sub(at),
+        (Some(share), Some(at)) => share.claim_front(at, u64::MAX).saturating_sub(at),
         (Some(_), None) => 0,
         (None, _) => u64::MAX,
     };
@@ -162,14 +164,15 @@ pub fn feed<C: Consumer>(
 /// can be cut). Neither waits for the other: if the second gets no CPU, the first does it
 /// all; at the end the first waits at most for the chunk the second is on.
 pub struct Share {
-    /// The end of what the front has claimed, and the start of what the end has.
+    /// The end of what the front has claimed, and the start of what the end has (u64::MAX
+    /// while it has nothing: the front goes on to the file's end, wherever that is then).
     bounds: std::sync::Mutex<(u64, u64)>,
 }
 
 impl Share {
-    /// A file from `front` (its offset) to `back` (its size).
-    pub fn new(front: u64, back: u64) -> Share {
-        Share { bounds: std::sync::Mutex::new((front, back)) }
+    /// A file whose front begins at `front` (its offset).
+    pub fn new(front: u64) -> Share {
+        Share { bounds: std::sync::Mutex::new((front, u64::MAX)) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, u64)> {
@@ -185,13 +188,14 @@ impl Share {
         end
     }
 
-    /// Where the end's chunks begin now.
+    /// Where the end's chunks begin now (u64::MAX: none yet).
     pub fn back(&self) -> u64 {
         self.lock().1
     }
 
-    /// The end's next chunk, from `start` to where its last began: returns that, or None when
-    /// the front has come past `start` (the chunk is the front's).
+    /// The end's next chunk, from `start` to where its last began: returns that (u64::MAX for
+    /// the first: to the file's end), or None when the front has come past `start` (the chunk
+    /// is the front's).
     pub fn claim_back(&self, start: u64) -> Option<u64> {
         let mut bounds = self.lock();
         if start < bounds.0 || start >= bounds.1 {
@@ -277,9 +281,10 @@ mod tests {
 
     #[test]
     fn the_front_and_the_end_never_claim_the_same_bytes() {
-        let share = Share::new(100, 1000);
+        let share = Share::new(100);
         assert_eq!(share.claim_front(100, 300), 300);
-        assert_eq!(share.claim_back(800), Some(1000));
+        assert_eq!(share.back(), u64::MAX);
+        assert_eq!(share.claim_back(800), Some(u64::MAX));
         assert_eq!(share.back(), 800);
         // A chunk below what the front holds, or at or past the end's start, is not the end's.
         assert_eq!(share.claim_back(250), None);
@@ -287,9 +292,12 @@ mod tests {
         assert_eq!(share.claim_front(300, 900), 800);
         assert_eq!(share.claim_front(800, 900), 800, "nothing left between");
         assert_eq!(share.claim_back(700), None);
-        let share = Share::new(0, 10);
-        assert_eq!(share.claim_back(4), Some(10));
+        let share = Share::new(0);
+        assert_eq!(share.claim_back(4), Some(u64::MAX));
         assert_eq!(share.claim_back(0), Some(4));
         assert_eq!(share.claim_front(0, 5), 0);
+        // Nothing claimed from the end: the front goes on as far as it asks.
+        let share = Share::new(0);
+        assert_eq!(share.claim_front(0, u64::MAX), u64::MAX);
     }
 }

@@ -76,35 +76,35 @@ impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F>
 }
 
 /// A file's end counted on a second thread while the first counts from the front
-/// (`regular_file::Share`): chunks of [`CHUNK`] from the end backwards, each starting after
-/// a line end (no word, line or character spans one, so the counts add up; the longest line
-/// is the larger), read with `pread` into `buf`. The first chunk reads on past the size the
-/// count began with (a file that grew). With `classes`, the full counter; else lines and
-/// bytes. Stops at the first read error, returned with what was counted.
+/// (`regular_file::Share`): chunks of [`CHUNK`] from the end (`size`, what `fstat` said)
+/// backwards, each starting after a line end (no word, line or character spans one, so the
+/// counts add up; the longest line is the larger), read with `pread` into `buf`. The first
+/// chunk reads on past `size` (a file that grew). With `classes`, the full counter; else
+/// lines and bytes. Stops at the first read error, returned with what was counted.
 pub(super) fn count_end(
     want: Want,
     classes: Option<&ByteClasses>,
     charset: Charset,
     fd: Fd,
+    size: u64,
     share: &Share,
     buf: &mut [u8],
 ) -> (Counts, Option<io::Error>) {
     let mut total = Counts::default();
-    let mut first = true;
     loop {
-        let back = share.back();
+        let back = share.back().min(size);
         let Some(start) = back.checked_sub(CHUNK).and_then(|at| line_start_after(fd, at, back, buf)) else {
             return (total, None);
         };
         let Some(end) = share.claim_back(start) else {
             return (total, None);
         };
-        let (counts, error) = count_range(want, classes, charset, fd, start, (!first).then_some(end), buf);
+        let to = (end != u64::MAX).then_some(end);
+        let (counts, error) = count_range(want, classes, charset, fd, start, to, buf);
         total = sum(&total, &counts);
         if error.is_some() {
             return (total, error);
         }
-        first = false;
     }
 }
 

@@ -475,7 +475,7 @@ impl Wc {
         let (Some(info), Ok(start)) = (info, platform::current_offset(fd)) else {
             return self.count_on_this_thread(fd, info, method, None);
         };
-        let share = Share::new(start, info.size);
+        let share = Share::new(start);
         let counter = method == Method::Counter;
         let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
         let ((front, front_error), end) = std::thread::scope(|scope| {
@@ -483,7 +483,7 @@ impl Wc {
             let end = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let own = counter.then(|| ByteClasses::new(charset, posixly_correct));
                 let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
-                io::Result::Ok(count_end(want, own.as_ref(), charset, fd, share, buf.as_mut_slice()))
+                io::Result::Ok(count_end(want, own.as_ref(), charset, fd, info.size, share, buf.as_mut_slice()))
             });
             // No thread to be had: this one counts it all (the end claims nothing).
             let front = self.count_on_this_thread(fd, Some(info), method, Some(share).filter(|_| end.is_ok()));

@@ -251,7 +251,7 @@ impl Copier {
     }
 
     /// The portable loop: read into one reused buffer, write all of it. `size`: a regular
-    /// input's size, at which it is done (see [`done_at`]).
+    /// input's size, at which it is done (see `done_at`).
     pub fn read_write(&mut self, input: Fd, output: Fd, size: Option<u64>) -> Result<(), CopyError> {
         if self.buf.is_empty() {
             self.buf = vec![0; BUFFER_SIZE];

@@ -4,7 +4,7 @@
 //! over from chunk to chunk and from file to file exactly as in GNU's `cat`.
 
 use crate::platform;
-use crate::platform::simd::{BlockMasks, WithMasks};
+use crate::platform::simd::{Block64, Masks, WithMasks};
 use memchr::memchr;
 
 /// Which formatting options are on.
@@ -332,7 +332,7 @@ impl Formatter {
         impl WithMasks for Feed<'_, '_, '_> {
             type Output = ();
             #[inline(always)]
-            fn run<M: BlockMasks>(self, masks: M) {
+            fn run<B: Block64>(self, masks: Masks<B>) {
                 self.0.feed_with(masks, self.1, self.2);
             }
         }
@@ -340,7 +340,7 @@ impl Formatter {
     }
 
     #[inline(always)]
-    fn feed_with<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
+    fn feed_with<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
         assert!(out.data.len() - out.len >= input.len() * WORST_EXPANSION + 2, "OutBuf too small");
         if self.opts.show_nonprinting && !self.opts.number && !self.opts.squeeze_blank {
             // No line state is needed: a byte-to-bytes mapping (the common -A, -v, -e, -t).
@@ -352,15 +352,10 @@ impl Formatter {
             };
             // Where the CPU has a kernel that writes whole blocks' notation (AVX-512 VBMI2),
             // it does all it can and the table maps the rest.
-            let (done, len) = platform::simd::notation_blocks(
-                input,
-                self.opts.show_tabs,
-                self.opts.show_ends,
-                &mut out.data,
-                out.len,
-            )
-            .unwrap_or((0, out.len));
-            out.len = len;
+            let room = &mut out.data[out.len..];
+            let (done, written) =
+                m.notation_blocks(input, self.opts.show_tabs, self.opts.show_ends, room).unwrap_or((0, 0));
+            out.len += written;
             map_bytes(m, &input[done..], table, out);
             return;
         }
@@ -410,7 +405,7 @@ impl Formatter {
     /// -n alone: each line (its LF included) is one copy after its number. The output length
     /// and the line-start state live in locals for the whole chunk.
     #[inline(always)]
-    fn feed_numbered<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
+    fn feed_numbered<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
         let mut at_start = self.newlines >= 0;
         let mut len = out.len;
         let mut start = 0;
@@ -454,7 +449,7 @@ impl Formatter {
     /// (written as four bytes of which `len` count). The short last block is padded with spaces,
     /// which need no notation, in a local copy with room for the over-long copies of `put_run`.
     #[inline(always)]
-    fn feed_nonprinting<M: BlockMasks>(&mut self, m: M, input: &[u8], out: &mut OutBuf) {
+    fn feed_nonprinting<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
             platform::simd::prefetch_ahead(input, base);
@@ -470,7 +465,7 @@ impl Formatter {
 
     /// Bytes `src[base..base + len]` (within one 64-byte block) under -v.
     #[inline(always)]
-    fn nonprinting_block<M: BlockMasks>(&mut self, m: M, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
+    fn nonprinting_block<B: Block64>(&mut self, m: Masks<B>, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
         let table = if self.opts.show_tabs { &NOTATION_TABS_SHOWN } else { &NOTATION_TABS_KEPT };
         let mut mask = m.control_or_high(src[base..base + 64].try_into().unwrap());
         if len < 64 {
@@ -613,7 +608,7 @@ const STEPS: usize = 4;
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
 /// notation splits it into runs copied as they are and single bytes from the table.
 #[inline(always)]
-fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
     // The output length is a local for the whole chunk (stores into `out.data` could otherwise
     // alias `out.len`, which would be reloaded after every one).
     let data = &mut out.data[..];
@@ -646,8 +641,8 @@ fn map_bytes<M: BlockMasks>(m: M, input: &[u8], table: &[Shown; 256], out: &mut 
 /// block notates varies at random in text; a loop that stopped at the last one would
 /// mispredict its exit nearly every block.
 #[inline(always)]
-fn map_windows<M: BlockMasks>(
-    m: M,
+fn map_windows<B: Block64>(
+    m: Masks<B>,
     input: &[u8],
     table: &[Shown; 256],
     data: &mut [u8],
@@ -800,7 +795,7 @@ mod tests {
         impl WithMasks for Map<'_> {
             type Output = ();
             #[inline(always)]
-            fn run<M: BlockMasks>(self, m: M) {
+            fn run<B: Block64>(self, m: Masks<B>) {
                 map_bytes(m, self.0, self.1, self.2);
             }
         }

@@ -1,7 +1,7 @@
 //! UTF-8 for `wc`: the multibyte white space as byte patterns, and one-character decoding.
 
 use super::classes::{SPACE_BIT, WideClasses};
-use crate::platform::simd::{BlockMasks, NibblePatterns};
+use crate::platform::simd::{Block64, Masks, NibblePatterns};
 
 /// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
 /// accepts, and GNU's no-break spaces, as byte patterns. Every such character has a two- or
@@ -171,8 +171,8 @@ impl Utf8Spaces {
     /// [`Self::mask`] by table look-ups of `nibbles` (this `self.nibbles`), selecting the
     /// two- and three-byte patterns by masks.
     #[inline(always)]
-    pub(super) fn mask_by_tables<M: BlockMasks>(
-        m: M,
+    pub(super) fn mask_by_tables<B: Block64>(
+        m: Masks<B>,
         nibbles: &(NibblePatterns, u8, u8),
         window: &[u8; 66],
     ) -> (u64, u64) {
@@ -183,7 +183,7 @@ impl Utf8Spaces {
 
     /// The bytes of the spaces that begin where `starts` says (`[any, two-byte]`), as
     /// [`Self::mask`] gives them. With glibc's layout (the one two-byte pattern in bit 7),
-    /// `starts` is [`BlockMasks::pattern_starts_top`].
+    /// `starts` is [`Masks::pattern_starts_top`].
     #[inline(always)]
     pub(super) fn spread(starts: [u64; 2]) -> (u64, u64) {
         let [any, two] = starts;
@@ -196,7 +196,7 @@ impl Utf8Spaces {
     /// bytes, follows): bit i for `block[i]`, and the bits past the block's end (the last bytes
     /// of a space that begins in its last two bytes) in the second mask, bit 0 for `after[0]`.
     #[inline(always)]
-    pub(super) fn mask<M: BlockMasks>(&self, m: M, block: &[u8; 64], after: &[u8; 2]) -> (u64, u64) {
+    pub(super) fn mask<B: Block64>(&self, m: Masks<B>, block: &[u8; 64], after: &[u8; 2]) -> (u64, u64) {
         let leads = self.leads.map(|b| m.eq(block, b));
         if leads.iter().fold(0, |a, &l| a | l) == 0 {
             return (0, 0);
@@ -305,7 +305,7 @@ pub(super) fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::simd::{BlockMasks, WithMasks, with_masks};
+    use crate::platform::simd::{Block64, Masks, WithMasks, with_masks};
 
     /// The third-byte set of a three-byte form (bit k for 0x80 + k).
     fn thirds(bytes: &[u8]) -> u64 {
@@ -353,7 +353,7 @@ mod tests {
         struct Ways<'a>(&'a Utf8Spaces, &'a [u8; 66]);
         impl WithMasks for Ways<'_> {
             type Output = ((u64, u64), (u64, u64), Option<(u64, u64)>, bool);
-            fn run<M: BlockMasks>(self, m: M) -> Self::Output {
+            fn run<B: Block64>(self, m: Masks<B>) -> Self::Output {
                 let (spaces, window) = (self.0, self.1);
                 let (block, after) = window.split_first_chunk::<64>().unwrap();
                 let nibbles = spaces.nibbles.as_ref().unwrap();
@@ -362,7 +362,7 @@ mod tests {
                     spaces.mask(m, block, after.try_into().unwrap()),
                     Utf8Spaces::mask_by_tables(m, nibbles, window),
                     top,
-                    M::TABLE_LOOKUPS,
+                    B::TABLE_LOOKUPS,
                 )
             }
         }

@@ -1,23 +1,30 @@
-//! The table look-up algorithms, written once over [`Block64`]: 64 bytes in whatever registers
-//! an instruction set has (one AVX-512 register, two AVX2 ones, four NEON ones), as BurntSushi's
-//! `memchr` writes its searches once over its `Vector` trait. Each instruction set's
-//! [`super::BlockMasks`] calls these with its own block type.
-//!
-//! What is not here, and why: `lookup64` (a 64-entry table) is one `tbl` of four on NEON, four
-//! shuffles and blends on AVX2, masked blends on AVX-512; the simple masks (`eq`, `ge`,
-//! `utf8_ranges`, ...) are one or two instructions each, whose best form differs per set (mask
-//! registers on AVX-512, `movemask` on x86, pairwise additions on NEON).
+//! Every block algorithm, written once over [`Block64`]: 64 bytes in whatever registers an
+//! instruction set has (four SSE2 or NEON registers, two AVX2 ones, one AVX-512 register, eight
+//! 64-bit words for SWAR), as BurntSushi's `memchr` writes its searches once over its `Vector`
+//! trait. A compare gives the set's own [`Mask`] type (byte vectors on SSE2, AVX2 and NEON, a mask
+//! register on AVX-512, high bits of words on SWAR), which becomes a 64-bit mask only at the end.
+//! An instruction-set file implements the primitives, each in its set's best form (an unsigned
+//! compare is one instruction on AVX-512 and NEON, two on SSE2 and AVX2); where a set does better
+//! than a primitive's default, it overrides it, with the measurement that shows it pays.
 
-use super::NibblePatterns;
 use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+use super::{NibblePatterns, Utf8Ranges, prefetch_ahead};
+use std::marker::PhantomData;
 
-/// 64 bytes in vector registers.
+/// 64 bytes in the registers of one instruction set, and its primitive operations.
 ///
 /// # Safety
-/// Every method runs instructions of the implementing type's set: they may be called only on a
-/// CPU that has it (the caller holds that set's `BlockMasks`, which proves it), from code
-/// compiled for it, so that they inline into it.
-pub(super) trait Block64: Copy {
+/// Every method runs instructions of the implementing type's set: it may be called only on a CPU
+/// that has it (holding a [`Masks`] of the type proves it), from code compiled for it (what
+/// [`super::with_masks`] runs), so that it inlines there.
+#[expect(clippy::missing_safety_doc, reason = "one contract for every method: the trait's")]
+pub trait Block64: Copy {
+    /// What a compare gives: one bit (or byte) per byte of the block.
+    type Mask: Mask;
+    /// Whether [`Self::lookup16`] and [`Self::lookup64`] are vector instructions (byte shuffles):
+    /// without them a caller may do better by compares.
+    const TABLE_LOOKUPS: bool;
+
     /// The 64 bytes at `bytes[at..at + 64]` (panics when they are not all there).
     unsafe fn load(bytes: &[u8], at: usize) -> Self;
     /// `byte` 64 times.
@@ -25,29 +32,404 @@ pub(super) trait Block64: Copy {
     unsafe fn and(self, other: Self) -> Self;
     unsafe fn or(self, other: Self) -> Self;
     unsafe fn xor(self, other: Self) -> Self;
+    /// Byte-wise `self - other`, wrapping.
+    unsafe fn wrapping_sub(self, other: Self) -> Self;
     /// Byte-wise `self - other`, at least 0.
     unsafe fn saturating_sub(self, other: Self) -> Self;
-    /// Each byte's low four bits.
-    unsafe fn low_nibbles(self) -> Self;
     /// Each byte's high four bits, shifted down.
     unsafe fn high_nibbles(self) -> Self;
     /// `table[byte]` for each byte, all below 16.
     unsafe fn lookup16(self, table: &[u8; 16]) -> Self;
-    /// Bit i set where `byte i & bits != 0`.
-    unsafe fn test(self, bits: u8) -> u64;
+    /// `table[byte & 63]` for each byte.
+    unsafe fn lookup64(self, table: &[u8; 64]) -> Self;
+    /// `self[i] == other[i]`.
+    unsafe fn eq(self, other: Self) -> Self::Mask;
+    /// `self[i] < other[i]`, both signed.
+    unsafe fn lt_signed(self, other: Self) -> Self::Mask;
+    /// `self[i] >= other[i]`, both unsigned.
+    unsafe fn ge(self, other: Self) -> Self::Mask;
+    /// `self[i] <= other[i]`, both unsigned.
+    unsafe fn le(self, other: Self) -> Self::Mask;
+    /// Bit 7 of each byte. Only to combine with other masks and to take as bits: not a compare's
+    /// full bytes, so not for [`Self::count`].
+    unsafe fn signs(self) -> Self::Mask;
     /// Whether any byte is not zero.
     unsafe fn any(self) -> bool;
-    /// Bit i set where byte i is not zero.
+    /// Each byte, a counter, plus one where `mask` (a compare's) is set.
+    unsafe fn count(self, mask: Self::Mask) -> Self;
+    /// The sum of the 64 bytes, unsigned.
+    unsafe fn sum(self) -> u64;
+
+    /// Bit i set where `self[i] & bits != 0`.
     #[inline(always)]
-    unsafe fn nonzero(self) -> u64 {
+    unsafe fn test(self, bits: u8) -> u64 {
         // SAFETY: the caller's guarantee (see the trait).
-        unsafe { self.test(0xff) }
+        unsafe { !self.and(Self::splat(bits)).eq(Self::splat(0)).bits() }
     }
-    /// Bit i set where byte i has bit 7 set.
+    /// Each byte's low four bits.
     #[inline(always)]
-    unsafe fn signs(self) -> u64 {
+    unsafe fn low_nibbles(self) -> Self {
         // SAFETY: the caller's guarantee (see the trait).
-        unsafe { self.test(0x80) }
+        unsafe { self.and(Self::splat(0x0f)) }
+    }
+    /// `table[byte & 15]` for each byte below 0x80; a byte from 0x80 gets that or 0 (x86's
+    /// shuffles give 0 there, without the mask), so only for a look-up compared with the byte
+    /// itself.
+    #[inline(always)]
+    unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Self {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.low_nibbles().lookup16(table) }
+    }
+    /// `cat -v` notation of the whole 64-byte blocks of `input` into `out` (see
+    /// [`Masks::notation_blocks`]), where the set has a kernel for it.
+    ///
+    /// # Safety
+    /// Beyond the trait's: the CPU has the extensions of that kernel (see [`Masks`]).
+    #[inline(always)]
+    unsafe fn notation_blocks(input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
+        let _ = (input, tabs, ends, out);
+        None
+    }
+}
+
+/// The result of a compare of a [`Block64`].
+///
+/// # Safety
+/// As [`Block64`]'s: the methods run the set's instructions.
+#[expect(clippy::missing_safety_doc, reason = "one contract for every method: the trait's")]
+pub trait Mask: Copy {
+    unsafe fn or(self, other: Self) -> Self;
+    /// Bit i for byte i.
+    unsafe fn bits(self) -> u64;
+    /// Whether any bit is set.
+    unsafe fn any(self) -> bool;
+}
+
+/// Implements the lane-wise part of [`Block64`] for a block that is an array of registers (or
+/// words) `[lanes] of width` bytes each, and `or` of its mask: each primitive is one expression
+/// of a register, applied to every one (`load` of `p`, a pointer to the register's bytes;
+/// `splat` of the byte `x`; the others of a pair of registers, `a` of `self` and `b` of `other`,
+/// a block or for `count` a mask).
+macro_rules! lanewise {
+    ($block:ident, $mask:ident, [$($i:tt),*] of $width:literal, tables: $tables:literal, |$a:ident, $b:ident| {
+        load($p:ident): $load:expr, splat($x:ident): $splat:expr,
+        and: $and:expr, or: $or:expr, xor: $xor:expr, wrapping_sub: $wsub:expr, saturating_sub: $ssub:expr,
+        eq: $eq:expr, lt_signed: $lt:expr, ge: $ge:expr, le: $le:expr, count: $count:expr $(,)?
+    }) => {
+        type Mask = $mask;
+        const TABLE_LOOKUPS: bool = $tables;
+
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn load(bytes: &[u8], at: usize) -> $block {
+            let block = bytes[at..at + 64].as_ptr();
+            $block([$({
+                let $p = block.wrapping_add($i * $width);
+                // SAFETY: the caller's guarantee (see `Block64`); `p` points to `width` of the 64
+                // readable bytes (unaligned).
+                unsafe { $load }
+            }),*])
+        }
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn splat(byte: u8) -> $block {
+            let $x = byte;
+            // SAFETY: the caller's guarantee (see `Block64`).
+            let register = unsafe { $splat };
+            $block([register; [$($i),*].len()])
+        }
+        lanewise!(@op and, $block, $block, [$($i),*], $a, $b, $and);
+        lanewise!(@op or, $block, $block, [$($i),*], $a, $b, $or);
+        lanewise!(@op xor, $block, $block, [$($i),*], $a, $b, $xor);
+        lanewise!(@op wrapping_sub, $block, $block, [$($i),*], $a, $b, $wsub);
+        lanewise!(@op saturating_sub, $block, $block, [$($i),*], $a, $b, $ssub);
+        lanewise!(@op eq, $block, $mask, [$($i),*], $a, $b, $eq);
+        lanewise!(@op lt_signed, $block, $mask, [$($i),*], $a, $b, $lt);
+        lanewise!(@op ge, $block, $mask, [$($i),*], $a, $b, $ge);
+        lanewise!(@op le, $block, $mask, [$($i),*], $a, $b, $le);
+        lanewise!(@op count, $mask, $block, [$($i),*], $a, $b, $count);
+    };
+    (mask $mask:ident, $lanes:tt, |$a:ident, $b:ident| or: $or:expr) => {
+        lanewise!(@op or, $mask, $mask, $lanes, $a, $b, $or);
+    };
+    (@op $name:ident, $other:ident, $out:ident, [$($i:tt),*], $a:ident, $b:ident, $e:expr) => {
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn $name(self, other: $other) -> $out {
+            $out([$({
+                let ($a, $b) = (self.0[$i], other.0[$i]);
+                // SAFETY: the caller's guarantee (see `Block64`).
+                unsafe { $e }
+            }),*])
+        }
+    };
+}
+pub(super) use lanewise;
+
+/// The most blocks one [`Tally`] may count (a byte counter per lane).
+pub const TALLY_MAX: usize = 255;
+
+/// For each low nibble, the ASCII white-space byte that has it (SPACE, TAB, LF, VT, FF, CR),
+/// or a byte with another low nibble (which no byte with this nibble equals).
+const SPACE_BY_LOW_NIBBLE: [u8; 16] =
+    [b' ', 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'\t', b'\n', 0x0b, 0x0c, b'\r', 0xff, 0];
+
+/// The masks of 64-byte blocks that `wc`'s and `cat`'s loops use, in the instruction set of
+/// `B`: bit i of each result stands for `block[i]`. Only [`super::with_masks`] makes one, after
+/// it checked that the CPU has the set: holding one proves that `B`'s instructions can run.
+#[derive(Clone, Copy)]
+pub struct Masks<B> {
+    /// The CPU has the extensions of `B`'s notation kernel ([`Block64::notation_blocks`]).
+    notation: bool,
+    block: PhantomData<B>,
+}
+
+/// A running count of the bytes of up to [`TALLY_MAX`] blocks that a compare found, kept in
+/// vector registers (see [`Masks::tally`]).
+#[derive(Clone, Copy)]
+pub struct Tally<B>(B);
+
+impl<B: Block64> Masks<B> {
+    /// See [`Block64::TABLE_LOOKUPS`].
+    pub const TABLE_LOOKUPS: bool = B::TABLE_LOOKUPS;
+
+    /// # Safety
+    /// The CPU has `B`'s instruction set and, with `notation`, the extensions of its notation
+    /// kernel; what uses the masks is compiled for them.
+    #[inline(always)]
+    pub(super) unsafe fn new(notation: bool) -> Masks<B> {
+        Masks { notation, block: PhantomData }
+    }
+
+    /// `block[i] == byte`.
+    #[inline(always)]
+    pub fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: holding a `Masks<B>` proves the CPU has B's instruction set (see `Masks`),
+        // and the methods below say so by "see `eq`".
+        unsafe { B::load(block, 0).eq(B::splat(byte)).bits() }
+    }
+
+    /// `block[i] >= 0x80`.
+    #[inline(always)]
+    pub fn high(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { B::load(block, 0).signs().bits() }
+    }
+
+    /// `block[i] >= byte` (unsigned).
+    #[inline(always)]
+    pub fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { B::load(block, 0).ge(B::splat(byte)).bits() }
+    }
+
+    /// UTF-8 continuation bytes: `0x80 <= block[i] <= 0xbf`.
+    #[inline(always)]
+    pub fn continuation(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`. Signed, 0x80..=0xbf are -128..=-65: the bytes below 0xc0 (-64).
+        unsafe { B::load(block, 0).lt_signed(B::splat(0xc0)).bits() }
+    }
+
+    /// Below 0x20, 0x7f, or above: the bytes `cat -v` shows in `^` or `M-` notation (and TAB
+    /// and LF).
+    #[inline(always)]
+    pub fn control_or_high(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`. Signed, 0x80..=0xff are negative: "below 0x20" takes both ends.
+        unsafe {
+            let v = B::load(block, 0);
+            v.lt_signed(B::splat(0x20)).or(v.eq(B::splat(0x7f))).bits()
+        }
+    }
+
+    /// ASCII controls: below 0x20, and 0x7f.
+    #[inline(always)]
+    pub fn controls(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            v.le(B::splat(0x1f)).or(v.eq(B::splat(0x7f))).bits()
+        }
+    }
+
+    /// ASCII white space (TAB, LF, VT, FF, CR, SPACE), or `extra` (a single-byte locale's
+    /// no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
+    #[inline(always)]
+    pub fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            let space = if B::TABLE_LOOKUPS {
+                // One look-up: each byte gets the one white-space byte with its low nibble.
+                v.lookup_low_nibble(&SPACE_BY_LOW_NIBBLE).eq(v)
+            } else {
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE.
+                v.wrapping_sub(B::splat(9)).le(B::splat(4)).or(v.eq(B::splat(b' ')))
+            };
+            match extra {
+                Some(byte) => space.or(v.eq(B::splat(byte))),
+                None => space,
+            }
+            .bits()
+        }
+    }
+
+    /// [`Utf8Ranges`] of the block. As signed bytes, 0x80..=0xff keep their order: each limit
+    /// from 0x80 on is one signed compare, and-ed with the high bits (ASCII is positive).
+    #[inline(always)]
+    pub fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            let high = v.signs().bits();
+            Utf8Ranges {
+                high,
+                cont: v.lt_signed(B::splat(0xc0)).bits(),
+                ge_c2: B::splat(0xc1).lt_signed(v).bits() & high,
+                ge_e0: B::splat(0xdf).lt_signed(v).bits() & high,
+                ge_f0: B::splat(0xef).lt_signed(v).bits() & high,
+                ge_f5: B::splat(0xf4).lt_signed(v).bits() & high,
+            }
+        }
+    }
+
+    /// The length of the longest prefix of `buf` made of whole 64-byte blocks of ASCII.
+    #[inline(always)]
+    pub fn ascii_blocks(self, buf: &[u8]) -> usize {
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            // SAFETY: see `eq`.
+            if unsafe { B::load(block, 0).signs().any() } {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+
+    /// A count at zero.
+    #[inline(always)]
+    pub fn tally_new(self) -> Tally<B> {
+        // SAFETY: see `eq`.
+        Tally(unsafe { B::splat(0) })
+    }
+
+    /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
+    #[inline(always)]
+    pub fn tally(self, tally: Tally<B>, block: &[u8; 64], byte: u8) -> Tally<B> {
+        // SAFETY: see `eq`.
+        Tally(unsafe { tally.0.count(B::load(block, 0).eq(B::splat(byte))) })
+    }
+
+    /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`] in
+    /// the same count).
+    #[inline(always)]
+    pub fn tally_continuation(self, tally: Tally<B>, block: &[u8; 64]) -> Tally<B> {
+        // SAFETY: see `eq` and `continuation`.
+        Tally(unsafe { tally.0.count(B::load(block, 0).lt_signed(B::splat(0xc0))) })
+    }
+
+    /// The count.
+    #[inline(always)]
+    pub fn tally_total(self, tally: Tally<B>) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { tally.0.sum() }
+    }
+
+    /// How many bytes of `buf` equal `byte`.
+    #[inline(always)]
+    pub fn count_byte(self, buf: &[u8], byte: u8) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { count_byte::<B>(buf, byte) }
+    }
+
+    /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
+    /// `table[block[i] & 63] & select[r] != 0`.
+    #[inline(always)]
+    pub fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: see `eq`.
+        unsafe {
+            let r = B::load(block, 0).lookup64(table);
+            [r.test(select[0]), r.test(select[1]), r.test(select[2])]
+        }
+    }
+
+    /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
+    /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
+    /// bytes). See [`NibblePatterns`].
+    #[inline(always)]
+    pub fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: see `eq`.
+        unsafe {
+            let hits = pattern_hits::<B>(window, patterns);
+            // (No closure: it would not inherit the caller's target features.)
+            [hits.test(select[0]), hits.test(select[1]), hits.test(select[2])]
+        }
+    }
+
+    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] with
+    /// the selections 0xff and 0x80, which need no selection mask (the bytes not zero and their
+    /// sign bits).
+    #[inline(always)]
+    pub fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        // SAFETY: see `eq`.
+        unsafe {
+            let hits = pattern_hits::<B>(window, patterns);
+            [hits.test(0xff), hits.signs().bits()]
+        }
+    }
+
+    /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed: the
+    /// one position's look-ups of [`Self::pattern_starts`]).
+    #[inline(always)]
+    pub fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            v.low_nibbles().lookup16(&patterns.lo[0]).and(v.high_nibbles().lookup16(&patterns.hi[0])).any()
+        }
+    }
+
+    /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson and
+    /// simdutf) finds an error in the 64-byte block at `window[3..]`, given the three bytes
+    /// before it in `window[..3]`: a byte that cannot follow the byte before it (a missing or
+    /// stray continuation byte, an overlong form, a surrogate, past U+10FFFF) or a continuation
+    /// byte missing two or three places after a lead. A character that begins in the block and
+    /// is cut off by its end is caught by the next block's check.
+    #[inline(always)]
+    pub fn utf8_errors(self, window: &[u8; 67]) -> bool {
+        // SAFETY: see `eq`; the loads are of bytes 0..=66 of the window (offsets 0..=3).
+        unsafe {
+            let input = B::load(window, 3);
+            let prev1 = B::load(window, 2);
+            let prev2 = B::load(window, 1);
+            let prev3 = B::load(window, 0);
+            let special = prev1
+                .high_nibbles()
+                .lookup16(&BYTE_1_HIGH)
+                .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
+                .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
+            // A continuation byte is a must two places after a three- or four-byte lead (E0 and
+            // up), and three places after a four-byte one (F0 and up): bit 7 of the saturated
+            // differences.
+            let third = prev2.saturating_sub(B::splat(0xe0 - 0x80));
+            let fourth = prev3.saturating_sub(B::splat(0xf0 - 0x80));
+            let must = third.or(fourth).and(B::splat(0x80));
+            special.xor(must).any()
+        }
+    }
+
+    /// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `tabs`, LF as
+    /// `$` LF with `ends`, else both as they are), written from the start of `out` while it has
+    /// room for a block's worst case; returns the input bytes done and the output bytes
+    /// written. None where the instruction set has no such kernel or the CPU lacks its
+    /// extensions (AVX-512 VBMI2): the caller maps bytes itself.
+    #[inline(always)]
+    pub fn notation_blocks(self, input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
+        if !self.notation {
+            return None;
+        }
+        // SAFETY: see `eq`; `notation` says the CPU has the kernel's extensions (see `new`).
+        unsafe { B::notation_blocks(input, tabs, ends, out) }
     }
 }
 
@@ -58,8 +440,8 @@ pub(super) trait Block64: Copy {
 /// The CPU has `B`'s instruction set (see [`Block64`]).
 #[inline(always)]
 unsafe fn pattern_hits<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> B {
-    // SAFETY: the caller guarantees the CPU has B's instruction set; the loads are of bytes
-    // 0..=65 of the window (offsets 0..=2, 64 bytes each).
+    // SAFETY: the caller's guarantee; the loads are of bytes 0..=65 of the window (offsets
+    // 0..=2, 64 bytes each).
     unsafe {
         let mut hits = B::splat(0xff);
         for j in 0..3 {
@@ -72,76 +454,38 @@ unsafe fn pattern_hits<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns)
     }
 }
 
-/// [`super::BlockMasks::may_start`]: the first position's nibble look-ups.
+/// The bytes of `buf` equal to `byte`: the compares of each pair of blocks counted in byte
+/// lanes, summed before any lane could wrap (two a pair, 127 pairs).
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).
 #[inline(always)]
-pub(super) unsafe fn may_start<B: Block64>(block: &[u8; 64], patterns: &NibblePatterns) -> bool {
-    // SAFETY: the caller guarantees the CPU has B's instruction set; the load is of the block.
+unsafe fn count_byte<B: Block64>(buf: &[u8], byte: u8) -> u64 {
+    // SAFETY: the caller's guarantee; each load is of 64 bytes inside its pair or block.
     unsafe {
-        let v = B::load(block, 0);
-        v.low_nibbles().lookup16(&patterns.lo[0]).and(v.high_nibbles().lookup16(&patterns.hi[0])).any()
-    }
-}
-
-/// [`super::BlockMasks::pattern_starts`]: [`pattern_hits`], then one test per selection.
-///
-/// # Safety
-/// The CPU has `B`'s instruction set (see [`Block64`]).
-#[inline(always)]
-pub(super) unsafe fn pattern_starts<B: Block64>(
-    window: &[u8; 66],
-    patterns: &NibblePatterns,
-    select: [u8; 3],
-) -> [u64; 3] {
-    // SAFETY: the caller guarantees the CPU has B's instruction set.
-    unsafe {
-        let hits = pattern_hits::<B>(window, patterns);
-        // (No closure: it would not inherit the caller's target features.)
-        [hits.test(select[0]), hits.test(select[1]), hits.test(select[2])]
-    }
-}
-
-/// [`super::BlockMasks::pattern_starts_top`]: [`pattern_hits`], then the bytes not zero and
-/// their sign bits, which need no selection mask.
-///
-/// # Safety
-/// The CPU has `B`'s instruction set (see [`Block64`]).
-#[inline(always)]
-pub(super) unsafe fn pattern_starts_top<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
-    // SAFETY: the caller guarantees the CPU has B's instruction set.
-    unsafe {
-        let hits = pattern_hits::<B>(window, patterns);
-        [hits.nonzero(), hits.signs()]
-    }
-}
-
-/// [`super::BlockMasks::utf8_errors`]: the Keiser-Lemire validator on the 64 bytes at
-/// `window[3..]`, the three before them giving the context.
-///
-/// # Safety
-/// The CPU has `B`'s instruction set (see [`Block64`]).
-#[inline(always)]
-pub(super) unsafe fn utf8_errors<B: Block64>(window: &[u8; 67]) -> bool {
-    // SAFETY: the caller guarantees the CPU has B's instruction set; the loads are of bytes
-    // 0..=66 of the window (offsets 0..=3, 64 bytes each).
-    unsafe {
-        let input = B::load(window, 3);
-        let prev1 = B::load(window, 2);
-        let prev2 = B::load(window, 1);
-        let prev3 = B::load(window, 0);
-        let special = prev1
-            .high_nibbles()
-            .lookup16(&BYTE_1_HIGH)
-            .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
-            .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
-        // A continuation byte is a must two places after a three- or four-byte lead (E0 and
-        // up), and three places after a four-byte one (F0 and up): bit 7 of the saturated
-        // differences.
-        let third = prev2.saturating_sub(B::splat(0xe0 - 0x80));
-        let fourth = prev3.saturating_sub(B::splat(0xf0 - 0x80));
-        let must = third.or(fourth).and(B::splat(0x80));
-        special.xor(must).any()
+        let needle = B::splat(byte);
+        let mut pairs = buf.chunks_exact(128);
+        let mut total = 0;
+        loop {
+            let mut lanes = B::splat(0);
+            let mut n = 0;
+            for pair in pairs.by_ref().take(127) {
+                // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
+                prefetch_ahead(pair, 0);
+                prefetch_ahead(pair, 64);
+                lanes = lanes.count(B::load(pair, 0).eq(needle)).count(B::load(pair, 64).eq(needle));
+                n += 1;
+            }
+            total += lanes.sum();
+            if n < 127 {
+                break;
+            }
+        }
+        let mut rest = pairs.remainder();
+        if rest.len() >= 64 {
+            total += B::splat(0).count(B::load(rest, 0).eq(needle)).sum();
+            rest = &rest[64..];
+        }
+        total + rest.iter().filter(|&&b| b == byte).count() as u64
     }
 }

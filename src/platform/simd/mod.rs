@@ -1,44 +1,56 @@
-//! SIMD building blocks with one portable signature each: an SSE2 version on x86-64 and a NEON
-//! version on aarch64 (each part of its architecture's baseline, so no run-time detection is
-//! needed), and a SWAR version everywhere else and with the `portable` feature. The byte counter behind `wc -l` also has
-//! AVX2 and AVX-512 versions, and the 64-byte block masks of wc's and cat's loops
-//! ([`BlockMasks`]) AVX2 and AVX-512 ones, whose loops are compiled for that instruction set
-//! ([`with_masks`]); which is chosen at run time by what the CPU has ([`Kernel::best`]).
-
+//! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time.
 //!
-//! One file per instruction set: `x86_64/` (`sse2.rs`, the baseline; `avx2.rs`; `avx512.rs`;
-//! `notation.rs`, cat's VBMI2 kernel), `aarch64.rs` (NEON, the baseline there) and `swar.rs`
-//! (everything else, and the `portable` build). Exactly one of them is `imp`, the baseline this
-//! build compiles in; `absent.rs` stands in for the kernels a build lacks. The run-time choice
-//! among them is [`Kernel::best`], from the one feature source, [`super::cpu::features`].
+//! Every algorithm is written once, in [`Masks`] (`generic.rs`), over the primitives of a
+//! 64-byte block, [`Block64`], whose associated [`Mask`] type absorbs how each instruction set
+//! holds a compare's result, as BurntSushi's `memchr` writes its searches over its `Vector`
+//! trait. Each instruction set implements the trait in a file of its own: `x86_64/sse2.rs`
+//! (x86-64's baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs` (with cat's VBMI2 kernel,
+//! `x86_64/notation.rs`), `aarch64.rs` (NEON, aarch64's baseline) and `swar.rs` (plain Rust,
+//! 8 bytes at a time: the block of every other target and of the `portable` build).
+//! [`with_masks`] is the one place a kernel is chosen: it runs the caller's work ([`WithMasks`])
+//! with the masks of the kernel asked for ([`Kernel::best`], from the one feature source,
+//! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
+//! [`Masks`] is the proof that the CPU runs it.
 
 use std::sync::OnceLock;
 
-mod absent;
-#[cfg(any(
-    all(target_arch = "x86_64", not(feature = "portable")),
-    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
-))]
-mod generic;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
-#[path = "aarch64.rs"]
-mod imp;
+mod aarch64;
+mod generic;
+// The baseline where there is no vector set; the tests check it on every build.
+#[cfg(any(
+    test,
+    not(any(
+        all(target_arch = "x86_64", not(feature = "portable")),
+        all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
+    ))
+))]
+mod swar;
+#[cfg(test)]
+mod tests;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+mod x86_64;
+
+pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally};
+
+/// The block every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere
+/// and with `portable`.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+type Baseline = x86_64::Sse2;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
+type Baseline = aarch64::Neon;
 #[cfg(not(any(
     all(target_arch = "x86_64", not(feature = "portable")),
     all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
 )))]
-#[path = "swar.rs"]
-mod imp;
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-#[path = "x86_64/mod.rs"]
-mod imp;
-#[cfg(test)]
-mod tests;
+type Baseline = swar::Swar;
 
 /// An instruction set a kernel is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
-    /// Plain Rust, 8 bytes at a time (SWAR): every machine.
+    /// No run-time detected instruction set: the build's baseline (SSE2 on x86-64, NEON on
+    /// aarch64), or plain Rust 8 bytes at a time (SWAR) on other targets and in the portable
+    /// build.
     Portable,
     /// aarch64's baseline.
     Neon,
@@ -66,8 +78,10 @@ impl Kernel {
     pub fn in_build(self) -> bool {
         match self {
             Kernel::Portable => true,
-            Kernel::Neon => imp::HAS_NEON,
-            Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => imp::HAS_X86_KERNELS,
+            Kernel::Neon => cfg!(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))),
+            Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => {
+                cfg!(all(target_arch = "x86_64", not(feature = "portable")))
+            }
         }
     }
 
@@ -76,10 +90,11 @@ impl Kernel {
         let features = super::cpu::features();
         match self {
             Kernel::Portable => true,
-            // NEON is aarch64's baseline (the masks use it regardless), but the line counter
-            // is the kernel `GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD` turns off, as GNU's does.
-            Kernel::Neon => imp::HAS_NEON && features.neon,
-            Kernel::Sse2 => imp::HAS_X86_KERNELS && features.sse2,
+            // NEON is aarch64's baseline, which the portable kernel runs too; what
+            // `GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD` turns off is the name, so that `wc --debug`
+            // says what GNU's does.
+            Kernel::Neon => self.in_build() && features.neon,
+            Kernel::Sse2 => self.in_build() && features.sse2,
             // The AVX2 and AVX-512 contexts are also compiled for BMI2 and POPCNT (which every
             // CPU with AVX2 known to us has; a CPU without them gets the SSE2 kernel).
             Kernel::Avx2 => Self::avx2_context(features) && !features.avx2_disabled,
@@ -90,7 +105,7 @@ impl Kernel {
     }
 
     fn avx2_context(features: super::cpu::Features) -> bool {
-        imp::HAS_X86_KERNELS && features.avx2 && features.bmi2 && features.popcnt
+        Kernel::Avx2.in_build() && features.avx2 && features.bmi2 && features.popcnt
     }
 
     /// What GNU 9.12's `wc --debug` says it checked for line counting, as (feature, used):
@@ -110,6 +125,11 @@ impl Kernel {
         }
     }
 
+    /// This kernel if this build and CPU have it, else the fastest below it that they have.
+    pub fn or_below(self) -> Kernel {
+        Kernel::ALL.into_iter().rev().skip_while(|&k| k != self).find(|k| k.is_available()).unwrap_or(Kernel::Portable)
+    }
+
     /// The fastest kernel this CPU runs, decided once. `RAPIDUTILS_SIMD=portable|neon|sse2|avx2|avx512`
     /// picks a slower one instead (for tests and comparisons; a kernel the CPU lacks is ignored).
     pub fn best() -> Kernel {
@@ -122,30 +142,6 @@ impl Kernel {
                 _ => fastest,
             }
         })
-    }
-}
-
-/// Bit i of the result is set when `block[i] == byte`.
-#[inline]
-pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
-    imp::eq_mask64(block, byte)
-}
-
-/// Bit i of the result is set when `block[i]` is below 0x20, 0x7f, or above: the bytes
-/// `cat -v` shows in `^` or `M-` notation (and TAB and LF).
-#[inline]
-pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
-    imp::control_or_high_mask64(block)
-}
-
-/// Bit i of the result is set when `block[i]` is ASCII white space (TAB, LF, VT, FF, CR, SPACE),
-/// or `extra` (a single-byte locale's no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
-#[inline]
-pub fn ascii_space_mask64(block: &[u8; 64], extra: Option<u8>) -> u64 {
-    let mask = imp::ascii_space_mask64(block);
-    match extra {
-        Some(byte) => mask | eq_mask64(block, byte),
-        None => mask,
     }
 }
 
@@ -167,12 +163,6 @@ pub struct Utf8Ranges {
     pub ge_f5: u64,
 }
 
-/// The length of the longest prefix of `buf` made of whole 64-byte blocks of ASCII.
-#[inline]
-pub fn ascii_blocks(buf: &[u8]) -> usize {
-    imp::ascii_blocks(buf)
-}
-
 impl Utf8Ranges {
     /// The lead bytes of two-, three- and four-byte characters (C2..=DF, E0..=EF, F0..=F4).
     #[inline(always)]
@@ -185,96 +175,6 @@ impl Utf8Ranges {
     pub fn crossing_leads(&self) -> u64 {
         let [lead2, lead3, lead4] = self.leads();
         (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61)
-    }
-}
-
-/// [`Utf8Ranges`] of a block.
-#[inline]
-pub fn utf8_ranges64(block: &[u8; 64]) -> Utf8Ranges {
-    imp::utf8_ranges64(block)
-}
-
-/// The masks of a 64-byte block that the wc block paths use, in one instruction set: bit i of
-/// each result stands for `block[i]`.
-pub trait BlockMasks: Copy {
-    /// `block[i] == byte`.
-    fn eq(self, block: &[u8; 64], byte: u8) -> u64;
-    /// `block[i] >= 0x80`.
-    fn high(self, block: &[u8; 64]) -> u64;
-    /// `block[i] >= byte` (unsigned).
-    #[inline(always)]
-    fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
-        imp::ge_mask64(block, byte)
-    }
-    /// UTF-8 continuation bytes: `0x80 <= block[i] <= 0xbf`.
-    #[inline(always)]
-    fn continuation(self, block: &[u8; 64]) -> u64 {
-        self.utf8_ranges(block).cont
-    }
-    /// Below 0x20, 0x7f, or above (see [`control_or_high_mask64`]).
-    fn control_or_high(self, block: &[u8; 64]) -> u64;
-    /// ASCII controls: below 0x20, and 0x7f.
-    fn controls(self, block: &[u8; 64]) -> u64 {
-        self.control_or_high(block) & !self.high(block)
-    }
-    /// ASCII white space, and `extra` (see [`ascii_space_mask64`]).
-    fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64;
-    /// [`Utf8Ranges`] of the block.
-    fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges;
-    /// See [`ascii_blocks`].
-    fn ascii_blocks(self, buf: &[u8]) -> usize;
-    /// A running count of the bytes equal to one value over up to [`TALLY_MAX`] blocks, kept
-    /// in vector registers where the set has them: see [`Self::tally`].
-    type Tally: Copy;
-    /// A count at zero.
-    fn tally_new(self) -> Self::Tally;
-    /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
-    fn tally(self, tally: Self::Tally, block: &[u8; 64], byte: u8) -> Self::Tally;
-    /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`]
-    /// in the same count).
-    fn tally_continuation(self, tally: Self::Tally, block: &[u8; 64]) -> Self::Tally;
-    /// The count.
-    fn tally_total(self, tally: Self::Tally) -> u64;
-    /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson
-    /// and simdutf) finds an error in the 64-byte block at `window[3..]`, given the three bytes
-    /// before it in `window[..3]`: a byte that cannot follow the byte before it (a missing or
-    /// stray continuation byte, an overlong form, a surrogate, past U+10FFFF) or a continuation
-    /// byte missing two or three places after a lead. A character that begins in the block and
-    /// is cut off by its end is caught by the next block's check. Instruction sets without
-    /// table look-ups say `true` (unknown).
-    #[inline(always)]
-    fn utf8_errors(self, window: &[u8; 67]) -> bool {
-        let _ = window;
-        true
-    }
-    /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
-    /// `table[block[i] & 63] & select[r] != 0`.
-    #[inline(always)]
-    fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
-        imp::lookup64(block, table, select)
-    }
-    /// Whether [`Self::pattern_starts`] runs on vector table look-ups (AVX2, AVX-512, NEON);
-    /// without them a caller may do better with a few compares of its own.
-    const TABLE_LOOKUPS: bool = false;
-    /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
-    /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
-    /// bytes). See [`NibblePatterns`].
-    #[inline(always)]
-    fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-        scalar_pattern_starts(window, patterns, select)
-    }
-    /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed:
-    /// the one position's look-ups of [`Self::pattern_starts`]).
-    #[inline(always)]
-    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
-        scalar_may_start(block, patterns)
-    }
-    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] with
-    /// the selections 0xff and 0x80, which vector sets answer without a selection mask.
-    #[inline(always)]
-    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
-        let [any, top, _] = self.pattern_starts(window, patterns, [0xff, 0x80, 0]);
-        [any, top]
     }
 }
 
@@ -312,7 +212,7 @@ impl NibblePatterns {
 }
 
 /// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
-/// [`BlockMasks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
+/// [`Masks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
 /// byte's own high nibble; a byte pair is an error where all three share a bit (and that bit is
 /// not bit 7, the "two continuations" bit, where a continuation byte is expected).
 pub mod utf8_tables {
@@ -425,132 +325,33 @@ pub fn utf8_start_patterns() -> &'static NibblePatterns {
 /// The bits of [`utf8_start_patterns`] that are four-byte forms.
 pub const UTF8_FOUR_BYTE: u8 = 0b1110_0000;
 
-/// [`BlockMasks::lookup64`] one byte at a time (instruction sets without table look-ups, and
-/// the reference of the vector versions).
-#[inline(always)]
-pub fn scalar_lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
-    let mut out = [0u64; 3];
-    for (i, &b) in block.iter().enumerate() {
-        let v = table[usize::from(b & 63)];
-        for (r, bits) in select.iter().enumerate() {
-            out[r] |= u64::from(v & bits != 0) << i;
-        }
-    }
-    out
-}
-
-/// [`BlockMasks::pattern_starts`] one position at a time (instruction sets without table
-/// look-ups, and the reference of the vector versions).
-#[inline(always)]
-pub fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-    let mut out = [0u64; 3];
-    for i in 0..64 {
-        let hit = patterns.at(&window[i..]);
-        for (r, bits) in select.iter().enumerate() {
-            out[r] |= u64::from(hit & bits != 0) << i;
-        }
-    }
-    out
-}
-
-/// [`BlockMasks::may_start`] one byte at a time.
-#[inline(always)]
-pub fn scalar_may_start(block: &[u8; 64], patterns: &NibblePatterns) -> bool {
-    block.iter().any(|&b| patterns.lo[0][usize::from(b & 15)] & patterns.hi[0][usize::from(b >> 4)] != 0)
-}
-
-/// The block masks every build has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere and with
-/// `portable`.
-#[derive(Clone, Copy, Debug)]
-pub struct Baseline;
-
-impl BlockMasks for Baseline {
-    const TABLE_LOOKUPS: bool = imp::HAS_NEON;
-    #[inline(always)]
-    fn utf8_errors(self, window: &[u8; 67]) -> bool {
-        imp::utf8_errors(window)
-    }
-    #[inline(always)]
-    fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-        imp::pattern_starts(window, patterns, select)
-    }
-    #[inline(always)]
-    fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
-        imp::pattern_starts_top(window, patterns)
-    }
-    #[inline(always)]
-    fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
-        imp::may_start(block, patterns)
-    }
-    #[inline(always)]
-    fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
-        eq_mask64(block, byte)
-    }
-    #[inline(always)]
-    fn high(self, block: &[u8; 64]) -> u64 {
-        high_bit_mask64(block)
-    }
-    #[inline(always)]
-    fn control_or_high(self, block: &[u8; 64]) -> u64 {
-        control_or_high_mask64(block)
-    }
-    #[inline(always)]
-    fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
-        ascii_space_mask64(block, extra)
-    }
-    #[inline(always)]
-    fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
-        utf8_ranges64(block)
-    }
-    #[inline(always)]
-    fn ascii_blocks(self, buf: &[u8]) -> usize {
-        ascii_blocks(buf)
-    }
-    type Tally = imp::Tally;
-    #[inline(always)]
-    fn tally_new(self) -> imp::Tally {
-        imp::tally_new()
-    }
-    #[inline(always)]
-    fn tally(self, tally: imp::Tally, block: &[u8; 64], byte: u8) -> imp::Tally {
-        imp::tally(tally, block, byte)
-    }
-    #[inline(always)]
-    fn tally_continuation(self, tally: imp::Tally, block: &[u8; 64]) -> imp::Tally {
-        imp::tally_continuation(tally, block)
-    }
-    #[inline(always)]
-    fn tally_total(self, tally: imp::Tally) -> u64 {
-        imp::tally_total(tally)
-    }
-}
-
-/// The most blocks one [`BlockMasks::Tally`] may count (a byte counter per lane).
-pub const TALLY_MAX: usize = 255;
-
-/// Code to run with the block masks of the best instruction set (see [`with_best_masks`]).
+/// Code to run with the block masks of a kernel (see [`with_masks`]).
 pub trait WithMasks {
     type Output;
     /// Implementations mark this `#[inline(always)]` and inline their work into it: only code
     /// inlined into the caller is compiled for the caller's instruction set.
-    fn run<M: BlockMasks>(self, masks: M) -> Self::Output;
+    fn run<B: Block64>(self, masks: Masks<B>) -> Self::Output;
 }
 
-/// Runs `work` with the block masks of `kernel` (or the best one below it this build and CPU
-/// have), from a function compiled for that instruction set: for AVX2 and AVX-512 also BMI1/2,
-/// POPCNT and LZCNT, so what `work` inlines uses `popcnt`, `tzcnt` and VEX/EVEX encodings too.
-/// The portable and SSE2 kernels both run with the [`Baseline`] masks.
+/// Runs `work` with the block masks of `kernel` (or of the best one below it this build and CPU
+/// have, [`Kernel::or_below`]), from a function compiled for that instruction set: for AVX2 and
+/// AVX-512 also BMI1/2, POPCNT and LZCNT, so what `work` inlines uses `popcnt`, `tzcnt` and VEX
+/// or EVEX encodings too. The portable kernel runs with the build's baseline masks, as the
+/// baseline kernel (SSE2 on x86-64, NEON on aarch64) does.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
-    if imp::HAS_X86_KERNELS {
-        if kernel == Kernel::Avx512 && kernel.is_available() {
-            return imp::with_avx512(work);
-        }
-        if matches!(kernel, Kernel::Avx2 | Kernel::Avx512) && Kernel::Avx2.is_available() {
-            return imp::with_avx2(work);
-        }
+    match kernel.or_below() {
+        // SAFETY: `or_below` gives a kernel the CPU runs: AVX-512BW, AVX2, BMI2 and POPCNT are
+        // there (`Kernel::is_available`; BMI1 and LZCNT come with BMI2 on every CPU that has
+        // AVX2); VBMI and VBMI2 where the features say so.
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, super::cpu::features().avx512vbmi2) },
+        // SAFETY: as for AVX-512: AVX2, BMI2 and POPCNT are there, and so BMI1 and LZCNT.
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        Kernel::Avx2 => unsafe { x86_64::with_avx2(work) },
+        // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.
+        _ => work.run(unsafe { Masks::<Baseline>::new(false) }),
     }
-    work.run(Baseline)
 }
 
 /// [`with_masks`] with the best kernel.
@@ -561,35 +362,15 @@ pub fn with_best_masks<W: WithMasks>(work: W) -> W::Output {
 
 /// How many bytes of `buf` equal `byte`, with the best kernel.
 pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
-    count_byte_with(Kernel::best(), buf, byte)
-}
-
-/// How many bytes of `buf` equal `byte`, with `kernel` (the portable one if it is not available).
-pub fn count_byte_with(kernel: Kernel, buf: &[u8], byte: u8) -> u64 {
-    if !kernel.is_available() {
-        return swar_count_byte(buf, byte);
+    struct Count<'a>(&'a [u8], u8);
+    impl WithMasks for Count<'_> {
+        type Output = u64;
+        #[inline(always)]
+        fn run<B: Block64>(self, masks: Masks<B>) -> u64 {
+            masks.count_byte(self.0, self.1)
+        }
     }
-    match kernel {
-        Kernel::Portable => swar_count_byte(buf, byte),
-        Kernel::Neon => imp::count_byte_neon(buf, byte),
-        Kernel::Sse2 => imp::count_byte_sse2(buf, byte),
-        Kernel::Avx2 => imp::count_byte_avx2(buf, byte),
-        Kernel::Avx512 => imp::count_byte_avx512(buf, byte),
-    }
-}
-
-/// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `show_tabs`, LF as
-/// `$` LF with `show_ends`, else both as they are), written at `out[at..]` while `out` has room
-/// for a block's worst case; returns the input bytes done and where the output ends. None when
-/// the AVX-512 kernel is not in use or the CPU lacks VBMI/VBMI2 (the caller maps bytes itself).
-pub fn notation_blocks(
-    input: &[u8],
-    show_tabs: bool,
-    show_ends: bool,
-    out: &mut [u8],
-    at: usize,
-) -> Option<(usize, usize)> {
-    if Kernel::best() == Kernel::Avx512 { imp::notation_blocks(input, show_tabs, show_ends, out, at) } else { None }
+    with_best_masks(Count(buf, byte))
 }
 
 /// How far ahead of the byte being formatted `prefetch_ahead` asks for the input: far enough to
@@ -600,44 +381,14 @@ pub fn notation_blocks(
 const PREFETCH_DISTANCE: usize = 2048;
 
 /// Asks the CPU to bring `input[at + PREFETCH_DISTANCE]`'s cache line in (nothing where the
-/// target has no prefetch instruction). Never faults, also past the end of `input`.
+/// build has no stable prefetch instruction to ask with: aarch64's is not stable in Rust). Never
+/// faults, also past the end of `input`.
 #[inline(always)]
 pub fn prefetch_ahead(input: &[u8], at: usize) {
-    imp::prefetch(input.as_ptr().wrapping_add(at.wrapping_add(PREFETCH_DISTANCE)));
-}
-
-/// The portable byte count: 8 bytes at a time, matches found by an exact zero-byte test and
-/// summed in byte lanes (at most 255 words between flushes, so a lane cannot wrap).
-fn swar_count_byte(buf: &[u8], byte: u8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let spread = u64::from(byte) * ONES;
-    let mut words = buf.chunks_exact(8);
-    let mut total = 0u64;
-    loop {
-        let mut lanes = 0u64;
-        let mut n = 0;
-        for word in words.by_ref().take(255) {
-            let t = u64::from_le_bytes(word.try_into().unwrap()) ^ spread;
-            // 0x80 in each byte of t that is zero, exactly (no borrow between bytes).
-            let zero = !(((t & LOW7) + LOW7) | t | LOW7);
-            lanes += zero >> 7;
-            n += 1;
-        }
-        // Sum the 8 byte lanes (each at most 255).
-        total += (lanes & 0x00ff_00ff_00ff_00ff)
-            .wrapping_add((lanes >> 8) & 0x00ff_00ff_00ff_00ff)
-            .wrapping_mul(0x0001_0001_0001_0001)
-            >> 48;
-        if n < 255 {
-            break;
-        }
+    let _ahead = input.as_ptr().wrapping_add(at.wrapping_add(PREFETCH_DISTANCE));
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    // SAFETY: a prefetch is a hint: it never faults, whatever the address (SSE, baseline).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(_ahead.cast())
     }
-    total + words.remainder().iter().filter(|&&b| b == byte).count() as u64
-}
-
-/// Bit i of the result is set when `block[i]` is 0x80 or above (not ASCII).
-#[inline]
-pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
-    imp::high_bit_mask64(block)
 }

@@ -1,124 +1,120 @@
-//! SWAR (8 bytes at a time in plain Rust): the block masks of every other target, and of the
-//! `portable` build.
+//! SWAR ("SIMD within a register": eight 64-bit words of plain Rust): the block of every target
+//! without a vector set the build uses (and of the `portable` build), and the portable kernel's
+//! line counter everywhere. Each word holds eight of the block's bytes, byte i of the block in
+//! bits `8 * (i % 8)..` of word `i / 8` whatever the CPU's byte order; a byte's carry or borrow
+//! never reaches the next byte.
 
-pub use super::absent::{neon::*, x86::*};
+use super::generic::{Block64, Mask, lanewise};
 
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// 64 bytes as eight words.
+#[derive(Clone, Copy)]
+pub struct Swar([u64; 8]);
+
+/// A compare's result: 0x80 in each byte where true, 0 elsewhere.
+#[derive(Clone, Copy)]
+pub struct SwarMask([u64; 8]);
+
+/// 0x80 in each byte of `t` that is zero, exactly.
 #[inline(always)]
-pub fn pattern_starts(window: &[u8; 66], patterns: &super::NibblePatterns, select: [u8; 3]) -> [u64; 3] {
-    super::scalar_pattern_starts(window, patterns, select)
+fn zero_bytes(t: u64) -> u64 {
+    !(((t & LOW7) + LOW7) | t | LOW7)
 }
 
-/// [`super::BlockMasks::pattern_starts_top`], one position at a time.
+/// 0x80 in each byte where `x >= y`, unsigned: the low seven bits compared by a subtraction
+/// whose bit 7 cannot borrow, then the high bits.
 #[inline(always)]
-pub fn pattern_starts_top(window: &[u8; 66], patterns: &super::NibblePatterns) -> [u64; 2] {
-    let [any, top, _] = super::scalar_pattern_starts(window, patterns, [0xff, 0x80, 0]);
-    [any, top]
+fn ge_bytes(x: u64, y: u64) -> u64 {
+    let low_ge = ((x | HIGH) - (y & LOW7)) & HIGH;
+    ((x & !y) | (!(x ^ y) & low_ge)) & HIGH
 }
 
-/// [`super::BlockMasks::may_start`], one byte at a time.
+/// Byte-wise `x - y`, wrapping: the low seven bits as in `ge_bytes`, bit 7 fixed up.
 #[inline(always)]
-pub fn may_start(block: &[u8; 64], patterns: &super::NibblePatterns) -> bool {
-    super::scalar_may_start(block, patterns)
+fn sub_bytes(x: u64, y: u64) -> u64 {
+    ((x | HIGH) - (y & LOW7)) ^ ((x ^ !y) & HIGH)
 }
 
+/// Byte-wise `x - y`, at least 0.
 #[inline(always)]
-pub fn lookup64(block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
-    super::scalar_lookup64(block, table, select)
+fn saturating_sub_bytes(x: u64, y: u64) -> u64 {
+    sub_bytes(x, y) & ((ge_bytes(x, y) >> 7) * 0xff)
 }
 
-#[inline(always)]
-pub fn utf8_errors(_window: &[u8; 67]) -> bool {
-    true
-}
-
-pub fn ascii_blocks(buf: &[u8]) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut n = 0;
-    for block in buf.chunks_exact(64) {
-        let any = block.chunks_exact(8).fold(0, |acc, w| acc | u64::from_le_bytes(w.try_into().unwrap()));
-        if any & HIGH != 0 {
-            break;
-        }
-        n += 64;
+impl Swar {
+    #[inline(always)]
+    fn bytes(self) -> [u8; 64] {
+        std::array::from_fn(|i| (self.0[i / 8] >> (8 * (i % 8))) as u8)
     }
-    n
-}
 
-pub fn utf8_ranges64(block: &[u8; 64]) -> super::Utf8Ranges {
-    let mut r = super::Utf8Ranges::default();
-    for (i, &b) in block.iter().enumerate() {
-        let bit = |yes: bool| u64::from(yes) << i;
-        r.high |= bit(b >= 0x80);
-        r.cont |= bit((0x80..0xc0).contains(&b));
-        r.ge_c2 |= bit(b >= 0xc2);
-        r.ge_e0 |= bit(b >= 0xe0);
-        r.ge_f0 |= bit(b >= 0xf0);
-        r.ge_f5 |= bit(b >= 0xf5);
+    #[inline(always)]
+    fn from_bytes(bytes: &[u8; 64]) -> Swar {
+        Swar(std::array::from_fn(|k| u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().unwrap())))
     }
-    r
-}
 
-#[inline]
-pub fn ascii_space_mask64(block: &[u8; 64]) -> u64 {
-    let mut mask = eq_mask64(block, b' ');
-    for byte in 9..=13 {
-        mask |= eq_mask64(block, byte);
+    #[inline(always)]
+    fn mask(self, f: impl Fn(u64) -> u64) -> SwarMask {
+        SwarMask(self.0.map(f))
     }
-    mask
 }
 
-#[inline]
-pub fn high_bit_mask64(block: &[u8; 64]) -> u64 {
-    block.iter().enumerate().fold(0, |mask, (i, &b)| mask | (u64::from(b >> 7) << i))
-}
+// Plain Rust: every method is safe whatever the CPU.
+impl Block64 for Swar {
+    lanewise!(Swar, SwarMask, [0, 1, 2, 3, 4, 5, 6, 7] of 8, tables: false, |a, b| {
+        // (Byte i of the block in bits 8 * (i % 8) of its word whatever the CPU's byte order.)
+        load(p): u64::from_le(p.cast::<u64>().read_unaligned()), splat(x): u64::from(x) * ONES,
+        and: a & b, or: a | b, xor: a ^ b, wrapping_sub: sub_bytes(a, b), saturating_sub: saturating_sub_bytes(a, b),
+        // With bit 7 flipped, signed order is unsigned order.
+        eq: zero_bytes(a ^ b), lt_signed: !ge_bytes(a ^ HIGH, b ^ HIGH) & HIGH, ge: ge_bytes(a, b), le: ge_bytes(b, a),
+        // A counter is at most 255 (its users' rule): no carry into the next byte.
+        count: a + (b >> 7),
+    });
 
-#[inline]
-pub fn control_or_high_mask64(block: &[u8; 64]) -> u64 {
-    let mut mask = 0u64;
-    for (i, &b) in block.iter().enumerate() {
-        mask |= u64::from(!(0x20..0x7f).contains(&b)) << i;
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Swar {
+        Swar(self.0.map(|w| (w >> 4) & 0x0f0f_0f0f_0f0f_0f0f))
     }
-    mask
-}
-
-#[inline]
-pub fn ge_mask64(block: &[u8; 64], byte: u8) -> u64 {
-    block.iter().enumerate().fold(0, |mask, (i, &b)| mask | u64::from(b >= byte) << i)
-}
-
-#[inline]
-pub fn eq_mask64(block: &[u8; 64], byte: u8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let spread = u64::from(byte) * 0x0101_0101_0101_0101;
-    let mut mask = 0u64;
-    for (k, word) in block.chunks_exact(8).enumerate() {
-        // An exact zero-byte test of word ^ byte, high bits gathered into one byte.
-        let t = u64::from_le_bytes(word.try_into().unwrap()) ^ spread;
-        let zero_high_bits = !(((t & LOW7) + LOW7) | t | LOW7);
-        mask |= ((zero_high_bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    #[inline(always)]
+    unsafe fn lookup16(self, table: &[u8; 16]) -> Swar {
+        Swar::from_bytes(&self.bytes().map(|b| table[usize::from(b & 15)]))
     }
-    mask
+    #[inline(always)]
+    unsafe fn lookup64(self, table: &[u8; 64]) -> Swar {
+        Swar::from_bytes(&self.bytes().map(|b| table[usize::from(b & 63)]))
+    }
+    #[inline(always)]
+    unsafe fn signs(self) -> SwarMask {
+        self.mask(|w| w & HIGH)
+    }
+    #[inline(always)]
+    unsafe fn any(self) -> bool {
+        self.0.iter().fold(0, |a, w| a | w) != 0
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> u64 {
+        // Byte pairs into 16-bit lanes (at most 8 * 510 over the words), then the four lanes.
+        let pairs =
+            self.0.iter().fold(0u64, |a, w| a + (w & 0x00ff_00ff_00ff_00ff) + ((w >> 8) & 0x00ff_00ff_00ff_00ff));
+        pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48
+    }
 }
 
-/// The baseline's [`super::BlockMasks::Tally`]: a plain count.
-pub type Tally = u64;
+impl Mask for SwarMask {
+    lanewise!(mask SwarMask, [0, 1, 2, 3, 4, 5, 6, 7], |a, b| or: a | b);
 
-#[inline(always)]
-pub fn tally_new() -> u64 {
-    0
-}
-
-#[inline(always)]
-pub fn tally(tally: u64, block: &[u8; 64], byte: u8) -> u64 {
-    tally + u64::from(eq_mask64(block, byte).count_ones())
-}
-
-#[inline(always)]
-pub fn tally_continuation(tally: u64, block: &[u8; 64]) -> u64 {
-    tally + u64::from(utf8_ranges64(block).cont.count_ones())
-}
-
-#[inline(always)]
-pub fn tally_total(tally: u64) -> u64 {
-    tally
+    #[inline(always)]
+    unsafe fn bits(self) -> u64 {
+        // Each word's eight high bits gathered into its top byte by one multiply.
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |a, (k, &w)| a | ((w >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k))
+    }
+    #[inline(always)]
+    unsafe fn any(self) -> bool {
+        self.0.iter().fold(0, |a, w| a | w) != 0
+    }
 }

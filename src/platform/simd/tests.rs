@@ -1,4 +1,4 @@
-use super::{Kernel, ascii_space_mask64, control_or_high_mask64, count_byte, count_byte_with, eq_mask64};
+use super::{Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, Utf8Ranges, WithMasks, swar, with_masks};
 
 /// The kernels this build and CPU can run: the portable one always, and without the
 /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
@@ -16,88 +16,224 @@ fn kernels(test: &str) -> Vec<Kernel> {
     available
 }
 
+/// What a test asks of a kernel's masks.
+enum Probe<'a> {
+    Count(&'a [u8], u8),
+    Masks(&'a [u8]),
+    Notation(&'a [u8], bool, bool, &'a mut [u8]),
+    AsciiBlocks(&'a [u8]),
+    Starts(&'a [u8; 66], &'a NibblePatterns, [u8; 3]),
+    MayStart(&'a [u8; 64], &'a NibblePatterns),
+    Utf8Errors(&'a [u8; 67]),
+    Lookup64(&'a [u8; 64], &'a [u8; 64], [u8; 3]),
+    Tally(&'a [u8], u8),
+}
+
+/// A kernel's answer to a [`Probe`].
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    Count(u64),
+    Masks(Vec<AllMasks>),
+    Notation(Option<(usize, usize)>),
+    AsciiBlocks(usize),
+    Starts([u64; 3], [u64; 2], bool),
+    MayStart(bool),
+    Utf8Errors(bool),
+    Lookup64([u64; 3]),
+    Tally(u64, u64),
+}
+
+impl WithMasks for Probe<'_> {
+    type Output = Answer;
+    #[inline(always)]
+    fn run<B: Block64>(self, m: Masks<B>) -> Answer {
+        match self {
+            Probe::Count(buf, byte) => Answer::Count(m.count_byte(buf, byte)),
+            Probe::Masks(buf) => Answer::Masks(all_masks(m, buf)),
+            Probe::Notation(input, tabs, ends, out) => Answer::Notation(m.notation_blocks(input, tabs, ends, out)),
+            Probe::AsciiBlocks(buf) => Answer::AsciiBlocks(m.ascii_blocks(buf)),
+            Probe::Starts(window, patterns, select) => {
+                let block = window[..64].try_into().unwrap();
+                Answer::Starts(
+                    m.pattern_starts(window, patterns, select),
+                    m.pattern_starts_top(window, patterns),
+                    m.may_start(block, patterns),
+                )
+            }
+            Probe::MayStart(block, patterns) => Answer::MayStart(m.may_start(block, patterns)),
+            Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
+            Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(block, table, select)),
+            Probe::Tally(buf, byte) => {
+                let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
+                for block in buf.chunks_exact(64) {
+                    equal = m.tally(equal, block.try_into().unwrap(), byte);
+                    continuation = m.tally_continuation(continuation, block.try_into().unwrap());
+                }
+                Answer::Tally(m.tally_total(equal), m.tally_total(continuation))
+            }
+        }
+    }
+}
+
+/// `probe()` (a new one each time) asked of the masks of every kernel this build and CPU have,
+/// and of the SWAR masks, which every build has (the portable build and targets without a
+/// vector set run them): each answer with the name of what gave it. (The portable kernel's
+/// masks are the baseline kernel's, or SWAR where there is none: not asked twice.)
+fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static str, Answer)> {
+    let kernels = kernels(test).into_iter().filter(|&k| k != Kernel::Portable);
+    let mut answers: Vec<_> = kernels.map(|k| (k.name(), with_masks(k, probe()))).collect();
+    // SAFETY: SWAR is plain Rust: every CPU runs it.
+    answers.push(("swar", probe().run(unsafe { Masks::<swar::Swar>::new(false) })));
+    answers
+}
+
+/// Asserts that every block answers `probe()` with `want`.
+fn assert_every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>, want: &Answer, what: &str) {
+    for (name, got) in every_block(test, probe) {
+        assert_eq!(&got, want, "{name} {what}");
+    }
+}
+
+/// Bit i set where `f(block[i])`.
+fn mask_of(block: &[u8], f: impl Fn(u8) -> bool) -> u64 {
+    block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum()
+}
+
+/// Random rounds for a test: all of them natively, a few dozen under Miri (which interprets
+/// every vector instruction and would take hours), enough for every round-robin variant.
+fn rounds(native: usize) -> usize {
+    if cfg!(miri) { 48 } else { native }
+}
+
 #[test]
 #[cfg_attr(miri, ignore = "tens of thousands of counts: hours under Miri")]
 fn every_kernel_counts_like_a_plain_count_for_every_length_and_alignment() {
     let data: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-    for kernel in kernels("every_kernel_counts_like_a_plain_count_for_every_length_and_alignment") {
-        for start in 0..3 {
-            for len in (0..400).chain([4079, 4080, 4081, 9999, 16_383, 16_384, 19_997]) {
-                let buf = &data[start..start + len];
-                for byte in [b'\n', 0x9b, 0, 0xff] {
-                    let want = buf.iter().filter(|&&b| b == byte).count() as u64;
-                    assert_eq!(count_byte_with(kernel, buf, byte), want, "{kernel:?} len {len} byte {byte}");
-                }
+    let test = "every_kernel_counts_like_a_plain_count_for_every_length_and_alignment";
+    for start in 0..3 {
+        for len in (0..400).chain([4079, 4080, 4081, 9999, 16_383, 16_384, 19_997]) {
+            let buf = &data[start..start + len];
+            for byte in [b'\n', 0x9b, 0, 0xff] {
+                let want = Answer::Count(buf.iter().filter(|&&b| b == byte).count() as u64);
+                assert_every_block(test, || Probe::Count(buf, byte), &want, &format!("len {len} byte {byte}"));
             }
         }
-        // More than 255 blocks of matching bytes in a row (byte counters must not wrap).
-        for len in [100_000, 255 * 128, 255 * 128 + 1, 256 * 128] {
-            assert_eq!(count_byte_with(kernel, &vec![b'\n'; len], b'\n'), len as u64, "{kernel:?}");
-        }
+    }
+    // More than 127 pairs of blocks of matching bytes in a row (byte counters must not wrap).
+    for len in [100_000, 127 * 128, 127 * 128 + 1, 127 * 128 + 64, 255 * 128, 256 * 128] {
+        let buf = vec![b'\n'; len];
+        assert_every_block(test, || Probe::Count(&buf, b'\n'), &Answer::Count(len as u64), &format!("{len}"));
     }
     assert!(Kernel::best().is_available());
-    assert_eq!(count_byte(b"a\nb\n\n", b'\n'), 3);
+    assert_eq!(super::count_byte(b"a\nb\n\n", b'\n'), 3);
 }
 
-type AllMasks = (u64, u64, u64, u64, u64, u64, super::Utf8Ranges, usize);
+/// Every mask of a 64-byte block, and `ascii_blocks` from it.
+#[derive(Debug, PartialEq, Eq)]
+struct AllMasks {
+    eq: u64,
+    high: u64,
+    ge: u64,
+    continuation: u64,
+    control_or_high: u64,
+    controls: u64,
+    space: u64,
+    space_extra: u64,
+    ranges: Utf8Ranges,
+    ascii_blocks: usize,
+}
 
-/// Every block mask of every 64-byte block of `buf`, with the masks `run` is given.
-struct Every<'a>(&'a [u8]);
+/// [`AllMasks`] of every 64-byte block of `buf`, with the masks `m`.
+#[inline(always)]
+fn all_masks<B: Block64>(m: Masks<B>, buf: &[u8]) -> Vec<AllMasks> {
+    (0..buf.len().saturating_sub(63))
+        .map(|at| {
+            let b: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+            AllMasks {
+                eq: m.eq(b, b'\n'),
+                high: m.high(b),
+                ge: m.ge(b, 0xe1),
+                continuation: m.continuation(b),
+                control_or_high: m.control_or_high(b),
+                controls: m.controls(b),
+                space: m.ascii_space(b, None),
+                space_extra: m.ascii_space(b, Some(0x9a)),
+                ranges: m.utf8_ranges(b),
+                ascii_blocks: m.ascii_blocks(&buf[at..]),
+            }
+        })
+        .collect()
+}
 
-impl super::WithMasks for Every<'_> {
-    type Output = Vec<AllMasks>;
-    #[inline(always)]
-    fn run<M: super::BlockMasks>(self, m: M) -> Vec<AllMasks> {
-        (0..self.0.len().saturating_sub(63))
-            .map(|at| {
-                let b: &[u8; 64] = self.0[at..at + 64].try_into().unwrap();
-                let space = (m.ascii_space(b, None), m.ascii_space(b, Some(0x9a)));
-                (
-                    m.eq(b, b'\n'),
-                    m.high(b),
-                    m.control_or_high(b),
-                    m.controls(b),
-                    space.0,
-                    space.1,
-                    m.utf8_ranges(b),
-                    m.ascii_blocks(&self.0[at..]),
-                )
-            })
-            .collect()
-    }
+/// The plain definitions of [`AllMasks`], byte by byte.
+fn reference_masks(buf: &[u8]) -> Vec<AllMasks> {
+    (0..buf.len().saturating_sub(63))
+        .map(|at| {
+            let b = &buf[at..at + 64];
+            let high = mask_of(b, |x| x >= 0x80);
+            AllMasks {
+                eq: mask_of(b, |x| x == b'\n'),
+                high,
+                ge: mask_of(b, |x| x >= 0xe1),
+                continuation: mask_of(b, |x| (0x80..0xc0).contains(&x)),
+                control_or_high: mask_of(b, |x| !(0x20..0x7f).contains(&x)),
+                controls: mask_of(b, |x| x < 0x20 || x == 0x7f),
+                space: mask_of(b, |x| matches!(x, 9..=13 | b' ')),
+                space_extra: mask_of(b, |x| matches!(x, 9..=13 | b' ' | 0x9a)),
+                ranges: Utf8Ranges {
+                    high,
+                    cont: mask_of(b, |x| (0x80..0xc0).contains(&x)),
+                    ge_c2: mask_of(b, |x| x >= 0xc2),
+                    ge_e0: mask_of(b, |x| x >= 0xe0),
+                    ge_f0: mask_of(b, |x| x >= 0xf0),
+                    ge_f5: mask_of(b, |x| x >= 0xf5),
+                },
+                ascii_blocks: buf[at..].chunks_exact(64).take_while(|c| c.iter().all(|&x| x < 0x80)).count() * 64,
+            }
+        })
+        .collect()
 }
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
 
     #[cfg_attr(miri, ignore = "proptest cases: hours under Miri")]
-    /// Every kernel's masks (AVX2 and AVX-512 where the CPU has them) against the baseline
-    /// ones (SSE2 or SWAR, which the tests above check against plain definitions), at every
-    /// block alignment; `controls` too.
+    /// Every block's masks against their plain definitions, at every block alignment.
     #[test]
-    fn best_block_masks_match_the_baseline(
+    fn block_masks_match_their_definitions(
         buf in proptest::collection::vec(proptest::prop_oneof![
             3 => b'a'..=b'z',
-            1 => proptest::sample::select(vec![b'\n', b' ', b'\t', 0x0b, 0x0c, b'\r', 0x7f, 0xa0, 0x1f, 0x20]),
+            1 => proptest::sample::select(vec![b'\n', b' ', b'\t', 0x0b, 0x0c, b'\r', 0x7f, 0xa0, 0x1f, 0x20, 0x9a]),
             2 => proptest::prelude::any::<u8>(),
         ], 64..400),
     ) {
-        let best = super::with_best_masks(Every(&buf));
-        let baseline = super::WithMasks::run(Every(&buf), super::Baseline);
-        for kernel in kernels("best_block_masks_match_the_baseline") {
-            let got = super::with_masks(kernel, Every(&buf));
-            proptest::prop_assert_eq!(&got, &baseline, "{:?}", kernel);
+        let want = Answer::Masks(reference_masks(&buf));
+        for (name, got) in every_block("block_masks_match_their_definitions", || Probe::Masks(&buf)) {
+            proptest::prop_assert_eq!(&got, &want, "{}", name);
         }
-        proptest::prop_assert_eq!(best, baseline);
+        proptest::prop_assert_eq!(super::with_best_masks(Probe::Masks(&buf)), want);
     }
 }
 
-/// `cat -v` notation of one byte (`show_tabs`: TAB as `^I`; `show_ends`: LF as `$` LF).
-fn notation(b: u8, show_tabs: bool, show_ends: bool) -> Vec<u8> {
+/// Every mask of blocks holding every byte value at every place, against their definitions
+/// (the short version of the property above, which Miri runs).
+#[test]
+fn block_masks_mark_exactly_their_bytes() {
+    let buf: Vec<u8> = (0..=255u8).chain(0..64).chain([0x80; 64]).collect();
+    let step = if cfg!(miri) { 61 } else { 1 };
+    for at in (0..buf.len() - 64).step_by(step) {
+        let part = &buf[at..at + 65];
+        let want = Answer::Masks(reference_masks(part));
+        assert_every_block("block_masks_mark_exactly_their_bytes", || Probe::Masks(part), &want, &format!("at {at}"));
+    }
+}
+
+/// `cat -v` notation of one byte (`tabs`: TAB as `^I`; `ends`: LF as `$` LF).
+fn notation(b: u8, tabs: bool, ends: bool) -> Vec<u8> {
     match b {
-        b'\n' if show_ends => b"$\n".to_vec(),
+        b'\n' if ends => b"$\n".to_vec(),
         b'\n' => b"\n".to_vec(),
-        b'\t' if !show_tabs => b"\t".to_vec(),
+        b'\t' if !tabs => b"\t".to_vec(),
         _ => {
             let mut v = Vec::new();
             let low = b & 0x7f;
@@ -118,97 +254,68 @@ fn notation(b: u8, show_tabs: bool, show_ends: bool) -> Vec<u8> {
 #[cfg_attr(miri, ignore = "AVX-512 intrinsics")]
 fn notation_blocks_write_every_byte_as_cat_v_does() {
     // Every byte value at every position of a block, runs, and blocks of plain text; the
-    // kernel runs where the CPU has it (AVX-512 VBMI2), and must decline elsewhere.
+    // kernel runs where the CPU has it (AVX-512 VBMI2), and every other kernel declines.
     let mut input: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
     input.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8));
     input.extend(std::iter::repeat_n(b'\n', 130));
     input.extend(b"plain text without any byte that needs notation, long enough to fill....".repeat(3));
     input.extend([0x80, 0xff, 0x7f, 0x9f, 0xa0, b'\t', 0x89, 0x8a]);
-    for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
-        for start in [0, 1, 63] {
-            let input = &input[start..];
-            let mut out = vec![0u8; 7 + input.len() * 4 + 5 * 64];
-            match super::notation_blocks(input, tabs, ends, &mut out, 7) {
-                Some((done, end)) => {
-                    assert_eq!(done, input.len() / 64 * 64, "room for every block");
-                    let want: Vec<u8> = input[..done].iter().flat_map(|&b| notation(b, tabs, ends)).collect();
-                    assert!(out[..7].iter().all(|&b| b == 0), "wrote before `at`");
-                    assert!(out[7..end] == want[..], "tabs {tabs} ends {ends} start {start}");
-                }
-                None => {
-                    let vbmi2 = Kernel::best() == Kernel::Avx512 && crate::platform::cpu::features().avx512vbmi2;
-                    assert!(!vbmi2, "kernel available but declined");
-                    // (A build without the x86 kernels has nothing to skip.)
-                    if Kernel::Avx512.in_build() {
-                        crate::testing::skipped(
-                            "platform::simd::notation_blocks_write_every_byte_as_cat_v_does",
-                            "the AVX-512 VBMI2 notation kernel",
-                            "not in use (the CPU, RAPIDUTILS_SIMD or GLIBC_TUNABLES); checked that it declines",
-                        );
+    let vbmi2 = Kernel::Avx512.is_available() && crate::platform::cpu::features().avx512vbmi2;
+    for kernel in kernels("notation_blocks_write_every_byte_as_cat_v_does") {
+        for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
+            for start in [0, 1, 63] {
+                let input = &input[start..];
+                let mut out = vec![0u8; 7 + input.len() * 4 + 5 * 64];
+                match with_masks(kernel, Probe::Notation(input, tabs, ends, &mut out[7..])) {
+                    Answer::Notation(Some((done, written))) => {
+                        assert_eq!(kernel, Kernel::Avx512);
+                        assert_eq!(done, input.len() / 64 * 64, "room for every block");
+                        let want: Vec<u8> = input[..done].iter().flat_map(|&b| notation(b, tabs, ends)).collect();
+                        assert!(out[..7].iter().all(|&b| b == 0), "wrote before `out`");
+                        assert!(out[7..7 + written] == want[..], "tabs {tabs} ends {ends} start {start}");
+                    }
+                    answer => {
+                        assert_eq!(answer, Answer::Notation(None));
+                        assert!(kernel != Kernel::Avx512 || !vbmi2, "kernel available but declined");
                     }
                 }
             }
         }
     }
-}
-
-/// Random rounds for a test: all of them natively, a few dozen under Miri (which interprets
-/// every vector instruction and would take hours), enough for every round-robin variant.
-fn rounds(native: usize) -> usize {
-    if cfg!(miri) { 48 } else { native }
+    // (A build without the x86 kernels has nothing to skip.)
+    if Kernel::Avx512.in_build() && !vbmi2 {
+        crate::testing::skipped(
+            "platform::simd::notation_blocks_write_every_byte_as_cat_v_does",
+            "the AVX-512 VBMI2 notation kernel",
+            "the CPU or GLIBC_TUNABLES lacks it; checked that the kernels decline",
+        );
+    }
 }
 
 #[test]
 fn ascii_blocks_stop_at_the_block_of_the_first_high_byte() {
+    let test = "ascii_blocks_stop_at_the_block_of_the_first_high_byte";
     let mut buf = vec![b'a'; 1000];
-    assert_eq!(super::ascii_blocks(&buf), 960);
+    assert_every_block(test, || Probe::AsciiBlocks(&buf), &Answer::AsciiBlocks(960), "all ASCII");
     for at in [0, 1, 63, 64, 130, 959, 960, 999] {
         buf[at] = 0x80;
-        assert_eq!(super::ascii_blocks(&buf), at / 64 * 64, "{at}");
+        assert_every_block(test, || Probe::AsciiBlocks(&buf), &Answer::AsciiBlocks(at / 64 * 64), &format!("{at}"));
         buf[at] = b'a';
     }
 }
 
-#[test]
-fn utf8_ranges_mark_exactly_those_bytes() {
-    for start in 0..4u16 {
-        let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
-        let mask =
-            |f: &dyn Fn(u8) -> bool| -> u64 { block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum() };
-        let want = super::Utf8Ranges {
-            high: mask(&|b| b >= 0x80),
-            cont: mask(&|b| (0x80..0xc0).contains(&b)),
-            ge_c2: mask(&|b| b >= 0xc2),
-            ge_e0: mask(&|b| b >= 0xe0),
-            ge_f0: mask(&|b| b >= 0xf0),
-            ge_f5: mask(&|b| b >= 0xf5),
-        };
-        assert_eq!(super::utf8_ranges64(&block), want);
-    }
+/// [`Masks::pattern_starts`] one position at a time.
+fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+    select.map(|bits| (0..64).map(|i| u64::from(patterns.at(&window[i..]) & bits != 0) << i).sum())
 }
 
 /// Every kernel's pattern look-up against the position-by-position reference, on random
 /// tables and windows (every nibble of every position exercised).
 #[test]
 fn pattern_starts_match_the_scalar_reference() {
-    struct Starts<'a>(&'a [u8; 66], &'a super::NibblePatterns, [u8; 3]);
-    impl super::WithMasks for Starts<'_> {
-        type Output = ([u64; 3], [u64; 2], bool, bool);
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> ([u64; 3], [u64; 2], bool, bool) {
-            let block: &[u8; 64] = self.0[..64].try_into().unwrap();
-            (
-                m.pattern_starts(self.0, self.1, self.2),
-                m.pattern_starts_top(self.0, self.1),
-                m.may_start(block, self.1),
-                M::TABLE_LOOKUPS,
-            )
-        }
-    }
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
-    let mut tabled = std::collections::BTreeSet::new();
     for round in 0..rounds(2000) {
-        let mut patterns = super::NibblePatterns::default();
+        let mut patterns = NibblePatterns::default();
         for j in 0..3 {
             for n in 0..16 {
                 // Dense tables in some rounds, sparse in others.
@@ -219,43 +326,24 @@ fn pattern_starts_match_the_scalar_reference() {
         }
         let window: [u8; 66] = std::array::from_fn(|_| next() as u8);
         let select = [next() as u8, next() as u8, next() as u8];
-        let want = super::scalar_pattern_starts(&window, &patterns, select);
-        let [any, top, _] = super::scalar_pattern_starts(&window, &patterns, [0xff, 0x80, 0]);
+        let [any, top, _] = scalar_pattern_starts(&window, &patterns, [0xff, 0x80, 0]);
         // The first byte of a pattern anywhere (the second and third need not follow).
         let first = window[..64]
             .iter()
             .any(|&b| patterns.lo[0][usize::from(b & 15)] & patterns.hi[0][usize::from(b >> 4)] != 0);
-        for kernel in kernels("pattern_starts_match_the_scalar_reference") {
-            let (got, got_top, got_first, tables) = super::with_masks(kernel, Starts(&window, &patterns, select));
-            assert_eq!(got, want, "{kernel:?} round {round}");
-            assert_eq!(got_top, [any, top], "{kernel:?} round {round}");
-            assert_eq!(got_first, first, "{kernel:?} round {round}");
-            if tables {
-                tabled.insert(kernel.name());
-            }
-        }
+        let want = Answer::Starts(scalar_pattern_starts(&window, &patterns, select), [any, top], first);
+        let probe = || Probe::Starts(&window, &patterns, select);
+        assert_every_block("pattern_starts_match_the_scalar_reference", probe, &want, &format!("round {round}"));
     }
-    // Say which vector versions ran (the others need a CPU this one is not).
-    eprintln!("pattern_starts: table look-ups checked for {tabled:?}");
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    assert!(!tabled.is_empty() || !Kernel::Avx2.is_available());
 }
 
 /// Every kernel's `may_start` finds a pattern's one first byte at every position, and says no
 /// where it is absent.
 #[test]
 fn may_start_finds_a_first_byte_anywhere() {
-    struct MayStart<'a>(&'a [u8; 64], &'a super::NibblePatterns);
-    impl super::WithMasks for MayStart<'_> {
-        type Output = bool;
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> bool {
-            m.may_start(self.0, self.1)
-        }
-    }
     let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2d);
     for first in [0xe3u8, 0xc2, 0x00, 0x7f, 0x80, 0xff] {
-        let mut patterns = super::NibblePatterns::default();
+        let mut patterns = NibblePatterns::default();
         patterns.allow(0x04, 0, 1 << (first >> 4), 1 << (first & 15));
         patterns.allow(0x04, 1, 0xffff, 0xffff);
         for at in 0..=64 {
@@ -264,13 +352,9 @@ fn may_start_finds_a_first_byte_anywhere() {
             if at < 64 {
                 block[at] = first;
             }
-            for kernel in kernels("may_start_finds_a_first_byte_anywhere") {
-                assert_eq!(
-                    super::with_masks(kernel, MayStart(&block, &patterns)),
-                    at < 64,
-                    "{kernel:?} {first:#x} at {at}"
-                );
-            }
+            let probe = || Probe::MayStart(&block, &patterns);
+            let (test, what) = ("may_start_finds_a_first_byte_anywhere", format!("{first:#x} at {at}"));
+            assert_every_block(test, probe, &Answer::MayStart(at < 64), &what);
         }
     }
 }
@@ -279,18 +363,9 @@ fn may_start_finds_a_first_byte_anywhere() {
 /// errors planted at every position (and on random bytes).
 #[test]
 fn utf8_errors_match_the_reference() {
-    struct Check<'a>(&'a [u8; 67]);
-    impl super::WithMasks for Check<'_> {
-        type Output = (bool, bool);
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> (bool, bool) {
-            (m.utf8_errors(self.0), M::TABLE_LOOKUPS)
-        }
-    }
     let reference = |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
     let text: Vec<u8> = "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
     let mut next = crate::testing::xorshift(0x1234_5678_9abc_def0u64);
-    let mut checked = 0;
     for round in 0..rounds(4000) {
         let at = (next() as usize) % (text.len() - 67);
         let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
@@ -303,31 +378,14 @@ fn utf8_errors_match_the_reference() {
             }
             _ => w = std::array::from_fn(|_| next() as u8),
         }
-        let want = reference(&w);
-        for kernel in kernels("utf8_errors_match_the_reference") {
-            let (got, tables) = super::with_masks(kernel, Check(&w));
-            if tables {
-                assert_eq!(got, want, "{kernel:?} round {round}: {w:02x?}");
-                checked += 1;
-            } else {
-                assert!(got, "{kernel:?}: without table look-ups the answer must be 'unknown'");
-            }
-        }
+        let (want, what) = (Answer::Utf8Errors(reference(&w)), format!("round {round}: {w:02x?}"));
+        assert_every_block("utf8_errors_match_the_reference", || Probe::Utf8Errors(&w), &want, &what);
     }
-    eprintln!("utf8_errors: {checked} vector checks");
 }
 
 /// Every kernel's 64-entry look-up against the byte-by-byte reference.
 #[test]
 fn lookup64_matches_the_scalar_reference() {
-    struct Look<'a>(&'a [u8; 64], &'a [u8; 64], [u8; 3]);
-    impl super::WithMasks for Look<'_> {
-        type Output = [u64; 3];
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> [u64; 3] {
-            m.lookup64(self.0, self.1, self.2)
-        }
-    }
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
     for round in 0..rounds(2000) {
         let table: [u8; 64] = std::array::from_fn(|_| next() as u8);
@@ -335,38 +393,9 @@ fn lookup64_matches_the_scalar_reference() {
         let block: [u8; 64] =
             std::array::from_fn(|i| if round % 4 == 0 { (i * 4 + round) as u8 } else { next() as u8 });
         let select = [next() as u8, next() as u8, next() as u8];
-        let want = super::scalar_lookup64(&block, &table, select);
-        for kernel in kernels("lookup64_matches_the_scalar_reference") {
-            assert_eq!(super::with_masks(kernel, Look(&block, &table, select)), want, "{kernel:?} round {round}");
-        }
-    }
-}
-
-/// Every kernel's `any_of` against `contains`, with the bytes sought at every position, and
-/// absent.
-#[test]
-fn ascii_space_mask_marks_exactly_those_bytes() {
-    struct Space<'a>(&'a [u8; 64], Option<u8>);
-    impl super::WithMasks for Space<'_> {
-        type Output = u64;
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> u64 {
-            m.ascii_space(self.0, self.1)
-        }
-    }
-    for start in 0..4u16 {
-        let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
-        for extra in [None, Some(0xa0), Some(0x9a)] {
-            let want: u64 = block
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| u64::from(matches!(b, 9..=13 | 32) || Some(b) == extra) << i)
-                .sum();
-            assert_eq!(ascii_space_mask64(&block, extra), want);
-            for kernel in kernels("ascii_space_mask_marks_exactly_those_bytes") {
-                assert_eq!(super::with_masks(kernel, Space(&block, extra)), want, "{kernel:?} {start} {extra:?}");
-            }
-        }
+        let want = Answer::Lookup64(select.map(|bits| mask_of(&block, |b| table[usize::from(b & 63)] & bits != 0)));
+        let probe = || Probe::Lookup64(&block, &table, select);
+        assert_every_block("lookup64_matches_the_scalar_reference", probe, &want, &format!("round {round}"));
     }
 }
 
@@ -374,61 +403,20 @@ fn ascii_space_mask_marks_exactly_those_bytes() {
 /// tally may hold, each byte value equal in every block at most (a lane's count at its limit).
 #[test]
 fn tally_counts_like_a_plain_count() {
-    struct Tally<'a>(&'a [u8], u8);
-    impl super::WithMasks for Tally<'_> {
-        type Output = (u64, u64);
-        #[inline(always)]
-        fn run<M: super::BlockMasks>(self, m: M) -> (u64, u64) {
-            let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
-            for block in self.0.chunks_exact(64) {
-                equal = m.tally(equal, block.try_into().unwrap(), self.1);
-                continuation = m.tally_continuation(continuation, block.try_into().unwrap());
-            }
-            (m.tally_total(equal), m.tally_total(continuation))
-        }
-    }
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
     for round in 0..rounds(200) {
-        let blocks = 1 + round % super::TALLY_MAX;
+        let blocks = 1 + round % TALLY_MAX;
         let byte = next() as u8;
         // Round 0: every byte equal, in the most blocks (each lane counts to its limit); with
         // a continuation byte, every byte that too.
         let byte = if round == 0 { 0xa5 } else { byte };
-        let (blocks, density) = if round == 0 { (super::TALLY_MAX, 1) } else { (blocks, 1 + round % 5) };
+        let (blocks, density) = if round == 0 { (TALLY_MAX, 1) } else { (blocks, 1 + round % 5) };
         let input: Vec<u8> = (0..64 * blocks)
             .map(|_| if (next() as usize).is_multiple_of(density) { byte } else { next() as u8 })
             .collect();
-        let want = input.iter().filter(|&&b| b == byte).count() as u64;
-        let want = (want, input.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
-        for kernel in kernels("tally_counts_like_a_plain_count") {
-            assert_eq!(super::with_masks(kernel, Tally(&input, byte)), want, "{kernel:?} round {round}");
-        }
-    }
-}
-
-#[test]
-fn control_or_high_mask_marks_exactly_those_bytes() {
-    for start in 0..4u16 {
-        let block: [u8; 64] = std::array::from_fn(|i| (start as usize * 64 + i) as u8);
-        let want: u64 = block.iter().enumerate().map(|(i, &b)| u64::from(!(0x20..0x7f).contains(&b)) << i).sum();
-        assert_eq!(control_or_high_mask64(&block), want);
-        let want: u64 = block.iter().enumerate().map(|(i, &b)| u64::from(b >= 0x80) << i).sum();
-        assert_eq!(super::high_bit_mask64(&block), want);
-    }
-}
-
-#[test]
-fn mask_marks_exactly_the_matching_bytes() {
-    let mut block = [0u8; 64];
-    for seed in 0..rounds(2000) as u64 {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        for b in block.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = [b'\n', b'\n' ^ 0x80, 0x0b, 0x09, 0xff, 0, x as u8][(x >> 40) as usize % 7];
-        }
-        let want: u64 = block.iter().enumerate().map(|(i, &b)| u64::from(b == b'\n') << i).sum();
-        assert_eq!(eq_mask64(&block, b'\n'), want);
+        let equal = input.iter().filter(|&&b| b == byte).count() as u64;
+        let want = Answer::Tally(equal, input.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
+        let what = format!("round {round}");
+        assert_every_block("tally_counts_like_a_plain_count", || Probe::Tally(&input, byte), &want, &what);
     }
 }

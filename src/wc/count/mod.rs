@@ -2,7 +2,7 @@
 //!
 //! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
 //! * Everything else: 64-byte windows from the block masks of the best instruction set
-//!   ([`BlockMasks`], run through `platform::simd::with_best_masks` so the whole loop is
+//!   ([`Masks`], run through `platform::simd::with_best_masks` so the whole loop is
 //!   compiled for it): ASCII windows by masks alone (`Counter::block`), -m alone on valid
 //!   UTF-8 by masks alone (`Counter::valid_utf8_block`), -L alone by skipping what cannot
 //!   pass the longest line (`Counter::width_run`), the rest visiting only the bytes that
@@ -16,7 +16,7 @@
 
 use super::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, ByteClasses, SPACE_BIT, WIDTH_BITS};
 use super::utf8::{Utf8, Utf8Spaces, utf8_char};
-use crate::platform::simd::{BlockMasks, Kernel, WithMasks};
+use crate::platform::simd::{Block64, Kernel, Masks, WithMasks};
 use crate::platform::{self, Charset, MbDecoder, MbStep};
 
 #[cfg(test)]
@@ -156,7 +156,7 @@ impl<'a> Counter<'a> {
         impl WithMasks for Feed<'_, '_, '_> {
             type Output = ();
             #[inline(always)]
-            fn run<M: BlockMasks>(self, masks: M) {
+            fn run<B: Block64>(self, masks: Masks<B>) {
                 self.0.feed_chunk(masks, self.1);
             }
         }
@@ -164,7 +164,7 @@ impl<'a> Counter<'a> {
     }
 
     #[inline(always)]
-    fn feed_chunk<M: BlockMasks>(&mut self, m: M, buf: &[u8]) {
+    fn feed_chunk<B: Block64>(&mut self, m: Masks<B>, buf: &[u8]) {
         self.counts.bytes += buf.len() as u64;
         let mut i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
         // The block paths need the C library's ASCII classes to be the usual ones, and UTF-8 or
@@ -186,7 +186,7 @@ impl<'a> Counter<'a> {
         }
         while i + 64 <= buf.len() && (width_path || block_path) && self.pending_len == 0 {
             let used = if width_path {
-                self.line_block::<M, true>(m, buf, i)
+                self.line_block::<B, true>(m, buf, i)
             } else {
                 let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
                 if !self.multibyte || m.high(block) == 0 {
@@ -195,10 +195,10 @@ impl<'a> Counter<'a> {
                 } else {
                     match self.want.words {
                         false => match self.valid_utf8_block(m, block) {
-                            0 => self.line_block::<M, false>(m, buf, i),
+                            0 => self.line_block::<B, false>(m, buf, i),
                             used => used,
                         },
-                        true => self.line_block::<M, false>(m, buf, i),
+                        true => self.line_block::<B, false>(m, buf, i),
                     }
                 }
             };
@@ -245,7 +245,7 @@ impl<'a> Counter<'a> {
 
     /// 64 bytes of ASCII (or of a single-byte locale) without -L.
     #[inline(always)]
-    fn block<M: BlockMasks>(&mut self, m: M, block: &[u8; 64]) {
+    fn block<B: Block64>(&mut self, m: Masks<B>, block: &[u8; 64]) {
         let lf = m.eq(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
         if self.want.words {

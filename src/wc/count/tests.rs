@@ -454,8 +454,8 @@ struct TableLookups;
 
 impl WithMasks for TableLookups {
     type Output = bool;
-    fn run<M: BlockMasks>(self, _: M) -> bool {
-        M::TABLE_LOOKUPS
+    fn run<B: Block64>(self, _: Masks<B>) -> bool {
+        B::TABLE_LOOKUPS
     }
 }
 

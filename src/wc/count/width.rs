@@ -18,12 +18,12 @@ impl Counter<'_> {
     /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
     /// Returns where exact measuring stopped: the caller measures the rest.
     #[inline(always)]
-    pub(super) fn width_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+    pub(super) fn width_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
         // The tight bound asks the C library about 3,840 characters once: for large inputs.
         if self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000() {
-            self.width_run_bounded::<M, true>(m, buf, from)
+            self.width_run_bounded::<B, true>(m, buf, from)
         } else {
-            self.width_run_bounded::<M, false>(m, buf, from)
+            self.width_run_bounded::<B, false>(m, buf, from)
         }
     }
 
@@ -32,9 +32,9 @@ impl Counter<'_> {
     /// from U+1000 on (the only ones that can be wide), so a character adds at most its width.
     /// A skipped window takes no branch but the one that decides to measure.
     #[inline(always)]
-    pub(super) fn width_run_bounded<M: BlockMasks, const TIGHT: bool>(
+    pub(super) fn width_run_bounded<B: Block64, const TIGHT: bool>(
         &mut self,
-        m: M,
+        m: Masks<B>,
         buf: &[u8],
         from: usize,
     ) -> usize {
@@ -109,9 +109,9 @@ impl Counter<'_> {
     /// to `pos`) when a window could not be measured there (the caller measures from
     /// `start` by other means).
     #[inline(always)]
-    pub(super) fn measure<M: BlockMasks>(
+    pub(super) fn measure<B: Block64>(
         &mut self,
-        m: M,
+        m: Masks<B>,
         buf: &[u8],
         start: usize,
         to: usize,
@@ -123,10 +123,10 @@ impl Counter<'_> {
             if at + 64 > buf.len() {
                 return (at > start).then_some(at);
             }
-            let used = if self.utf8 && M::TABLE_LOOKUPS && at + 67 <= buf.len() {
+            let used = if self.utf8 && B::TABLE_LOOKUPS && at + 67 <= buf.len() {
                 self.width_block(m, buf, at)
             } else {
-                self.line_block::<M, true>(m, buf, at)
+                self.line_block::<B, true>(m, buf, at)
             };
             if used == 0 {
                 return (at > start).then_some(at);
@@ -146,7 +146,7 @@ impl Counter<'_> {
     /// wide, then give a line's width between control characters by counting. Invalid bytes
     /// and continuation bytes are no characters: no width. Returns 64.
     #[inline(always)]
-    pub(super) fn width_block<M: BlockMasks>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
+    pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], at: usize) -> usize {
         let w: &[u8; 67] = buf[at..at + 67].try_into().unwrap();
         let (b0, b1, b2, b3): (&[u8; 64], &[u8; 64], &[u8; 64], &[u8; 64]) = (
             w[..64].try_into().unwrap(),

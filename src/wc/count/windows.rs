@@ -2,7 +2,7 @@
 //! valid UTF-8 by masks, and the general window that visits only the bytes that matter.
 
 use super::*;
-use crate::platform::simd::{NibblePatterns, TALLY_MAX};
+use crate::platform::simd::{NibblePatterns, TALLY_MAX, Tally};
 
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
@@ -16,7 +16,7 @@ impl Counter<'_> {
     /// The windows go in batches of one kind (see `LeadFilter` and [`WordWindows`]), line ends
     /// into a tally.
     #[inline(always)]
-    pub(super) fn words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+    pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
         // (Not even the spaces' patterns for an input too short for a window: they cost a
         // few hundred look-ups in the C library's tables, a tenth of a tiny file's run.)
         if from + 66 > buf.len() {
@@ -28,14 +28,14 @@ impl Counter<'_> {
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
         // How a window's multibyte spaces are found, decided once (see `WordWindows::look_up`).
         let (how, nibbles) = match &spaces.nibbles {
-            Some(nibbles @ (_, 0x80, _)) if M::TABLE_LOOKUPS => (BY_TOP, nibbles),
-            Some(nibbles) if M::TABLE_LOOKUPS => (BY_SELECTION, nibbles),
+            Some(nibbles @ (_, 0x80, _)) if B::TABLE_LOOKUPS => (BY_TOP, nibbles),
+            Some(nibbles) if B::TABLE_LOOKUPS => (BY_SELECTION, nibbles),
             _ => (BY_COMPARES, &NO_NIBBLES),
         };
         let run_spaces = (spaces, nibbles);
         // With table look-ups, windows without the lead byte of a space may skip them (without,
         // `mask` itself starts with the leads).
-        let filtered = M::TABLE_LOOKUPS;
+        let filtered = B::TABLE_LOOKUPS;
         let mut i = from;
         // Windows begin where the 66 bytes they need are there.
         while buf.len() - i >= 66 {
@@ -43,11 +43,11 @@ impl Counter<'_> {
             let windows = &buf[i..i + 64 * batch + 2];
             let filter = filtered && self.lead_filter.on();
             let (hits, lines) = match (how, filter) {
-                (BY_TOP, true) => run.sparse::<M, BY_TOP>(m, run_spaces, windows),
-                (BY_TOP, false) => run.dense::<M, BY_TOP>(m, run_spaces, windows),
-                (BY_SELECTION, true) => run.sparse::<M, BY_SELECTION>(m, run_spaces, windows),
-                (BY_SELECTION, false) => run.dense::<M, BY_SELECTION>(m, run_spaces, windows),
-                _ => run.dense::<M, BY_COMPARES>(m, run_spaces, windows),
+                (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, run_spaces, windows),
+                (BY_TOP, false) => run.dense::<B, BY_TOP>(m, run_spaces, windows),
+                (BY_SELECTION, true) => run.sparse::<B, BY_SELECTION>(m, run_spaces, windows),
+                (BY_SELECTION, false) => run.dense::<B, BY_SELECTION>(m, run_spaces, windows),
+                _ => run.dense::<B, BY_COMPARES>(m, run_spaces, windows),
             };
             match filter {
                 true => self.lead_filter.sampled(hits),
@@ -68,8 +68,18 @@ impl Counter<'_> {
     /// locale's one white-space byte above 0x7f, if any; line ends go into a tally, a batch of
     /// windows at a time. Returns where it stopped (at a window boundary).
     #[inline(always)]
-    pub(super) fn unibyte_words_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
-        let extra = self.classes.space_high;
+    pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        // A loop for each kind of locale, with a white-space byte above 0x7f and without, so that
+        // no window tests which (the compiler does not always take the test out of the loop).
+        match self.classes.space_high {
+            Some(byte) => self.unibyte_words(m, buf, from, Some(byte)),
+            None => self.unibyte_words(m, buf, from, None),
+        }
+    }
+
+    /// [`Self::unibyte_words_run`] with the white-space byte above 0x7f, `extra`.
+    #[inline(always)]
+    fn unibyte_words<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize, extra: Option<u8>) -> usize {
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
         let mut i = from;
         while buf.len() - i >= 64 {
@@ -100,8 +110,8 @@ impl Counter<'_> {
     /// (its last bytes are no character to what follows, either way). Line ends are counted in
     /// one pass at the end.
     #[inline(always)]
-    pub(super) fn chars_run<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
-        if !M::TABLE_LOOKUPS {
+    pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        if !B::TABLE_LOOKUPS {
             return self.chars_run_by_masks(m, buf, from);
         }
         if from + 67 > buf.len() {
@@ -144,7 +154,7 @@ impl Counter<'_> {
     /// or else by [`Self::line_block`]; line ends are counted in one pass at the end. Returns
     /// where it stopped (the rest goes to the character loop).
     #[inline(always)]
-    pub(super) fn chars_run_by_masks<M: BlockMasks>(&mut self, m: M, buf: &[u8], from: usize) -> usize {
+    pub(super) fn chars_run_by_masks<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
         let mut i = from;
         self.bulk_lines = true;
         while i + 64 <= buf.len() {
@@ -155,7 +165,7 @@ impl Counter<'_> {
                 break;
             }
             let used = match self.valid_utf8_block(m, buf[i..i + 64].try_into().unwrap()) {
-                0 => self.line_block::<M, false>(m, buf, i),
+                0 => self.line_block::<B, false>(m, buf, i),
                 used => used,
             };
             if used == 0 {
@@ -178,7 +188,7 @@ impl Counter<'_> {
     /// character that would cross its end. Returns the bytes used, or 0 when anything is off
     /// (the character loop then decides, byte by byte).
     #[inline(always)]
-    pub(super) fn valid_utf8_block<M: BlockMasks>(&mut self, m: M, block: &[u8; 64]) -> usize {
+    pub(super) fn valid_utf8_block<B: Block64>(&mut self, m: Masks<B>, block: &[u8; 64]) -> usize {
         let r = m.utf8_ranges(block);
         // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
         if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
@@ -230,7 +240,7 @@ impl Counter<'_> {
     /// character that would cross its end. Returns the bytes used (0: leave this window to the
     /// character loop).
     #[inline(always)]
-    pub(super) fn line_block<M: BlockMasks, const WIDTH: bool>(&mut self, m: M, buf: &[u8], at: usize) -> usize {
+    pub(super) fn line_block<B: Block64, const WIDTH: bool>(&mut self, m: Masks<B>, buf: &[u8], at: usize) -> usize {
         let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
         let mut space = if self.want.words { m.ascii_space(block, self.classes.space_high) } else { 0 };
         let high = m.high(block);
@@ -349,7 +359,7 @@ impl Counter<'_> {
 /// look-ups of each position's first three bytes, a continuation byte fourth for four-byte
 /// forms). Exact whatever the bytes: an invalid byte begins no character, as in GNU.
 #[inline(always)]
-fn exact_chars<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> u64 {
+fn exact_chars<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> u64 {
     let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
     let window: &[u8; 66] = buf[at..at + 66].try_into().unwrap();
     let four_byte = platform::simd::UTF8_FOUR_BYTE;
@@ -385,7 +395,7 @@ impl WordWindows {
     /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
     /// ends.
     #[inline(always)]
-    fn dense<M: BlockMasks, const HOW: u8>(&mut self, m: M, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+    fn dense<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
         let mut lines = m.tally_new();
         let mut at = 0;
         while let Some(window) = windows.get(at..at + 66) {
@@ -395,7 +405,7 @@ impl WordWindows {
             let mut space = m.ascii_space(block, None) | self.carry;
             self.carry = 0;
             if m.high(block) != 0 {
-                let (mb, next) = Self::look_up::<M, HOW>(m, spaces, window);
+                let (mb, next) = Self::look_up::<B, HOW>(m, spaces, window);
                 space |= mb;
                 self.carry = next;
             }
@@ -415,7 +425,7 @@ impl WordWindows {
     /// second looks up those that do, one after the other (a loop over a bit mask, whose only
     /// hard-to-guess branch is its end); the third counts the words.
     #[inline(always)]
-    fn sparse<M: BlockMasks, const HOW: u8>(&mut self, m: M, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+    fn sparse<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
         let n = (windows.len() - 2) / 64;
         // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
         // and those that go on from the window before (the last slot: past the batch). Only
@@ -440,7 +450,7 @@ impl WordWindows {
             let k = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             let window: &[u8; 66] = windows[64 * k..64 * k + 66].try_into().unwrap();
-            (multi[k], carried[k + 1]) = Self::look_up::<M, HOW>(m, spaces, window);
+            (multi[k], carried[k + 1]) = Self::look_up::<B, HOW>(m, spaces, window);
         }
         for k in 0..n {
             self.words(ascii[k] | multi[k] | carried[k]);
@@ -451,7 +461,11 @@ impl WordWindows {
 
     /// The bytes of the multibyte spaces that begin in `window[..64]`, and those past it.
     #[inline(always)]
-    fn look_up<M: BlockMasks, const HOW: u8>(m: M, (spaces, nibbles): RunSpaces<'_>, window: &[u8; 66]) -> (u64, u64) {
+    fn look_up<B: Block64, const HOW: u8>(
+        m: Masks<B>,
+        (spaces, nibbles): RunSpaces<'_>,
+        window: &[u8; 66],
+    ) -> (u64, u64) {
         match HOW {
             BY_TOP => Utf8Spaces::spread(m.pattern_starts_top(window, &nibbles.0)),
             BY_SELECTION => Utf8Spaces::mask_by_tables(m, nibbles, window),
@@ -474,8 +488,8 @@ impl WordWindows {
 
 /// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their
 /// continuation bytes (64 characters less those), the others exactly.
-struct CharWindows<T> {
-    tally: T,
+struct CharWindows<B> {
+    tally: Tally<B>,
     /// Windows in the tallies.
     tallied: u64,
     /// The continuation bytes of the tallies so far.
@@ -489,10 +503,10 @@ struct CharWindows<T> {
     pending: bool,
 }
 
-impl<T: Copy> CharWindows<T> {
+impl<B: Block64> CharWindows<B> {
     /// The window at `buf[at..]`, whose three bytes before it and 64 bytes are `window`.
     #[inline(always)]
-    fn window<M: BlockMasks<Tally = T>>(&mut self, m: M, buf: &[u8], at: usize, window: &[u8; 67]) {
+    fn window(&mut self, m: Masks<B>, buf: &[u8], at: usize, window: &[u8; 67]) {
         if !m.utf8_errors(window) {
             self.tally = m.tally_continuation(self.tally, window[3..].try_into().unwrap());
             self.tallied += 1;
@@ -507,7 +521,7 @@ impl<T: Copy> CharWindows<T> {
 
     /// The tallied window at `buf[at..]` counted exactly instead.
     #[inline(always)]
-    fn take_back<M: BlockMasks<Tally = T>>(&mut self, m: M, buf: &[u8], at: usize) {
+    fn take_back(&mut self, m: Masks<B>, buf: &[u8], at: usize) {
         let (taken_back, exact) = recount(m, buf, at);
         self.taken_back += taken_back;
         self.exact += exact;
@@ -519,7 +533,7 @@ impl<T: Copy> CharWindows<T> {
 /// of its own would not be compiled for the caller's instruction set, and every vector
 /// operation in it would become a call: `wc -m` of text with 1 % invalid bytes 5x slower.)
 #[inline(always)]
-fn recount<M: BlockMasks>(m: M, buf: &[u8], at: usize) -> (u64, u64) {
+fn recount<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> (u64, u64) {
     let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
     (u64::from(64 - m.continuation(block).count_ones()), exact_chars(m, buf, at))
 }

@@ -1,24 +1,15 @@
 //! cat -v's notation kernel (AVX-512 VBMI2), the one kernel of a single tool: its byte
 //! permutes and compresses are nothing the block masks offer. `cat::format` calls it through
-//! [`crate::platform::simd::notation_blocks`].
+//! the AVX-512 masks (`Masks::notation_blocks`), which hold whether the CPU has VBMI2.
 
 use std::arch::x86_64::*;
 
-use super::avx512::load512;
-
-pub fn notation_blocks(
-    input: &[u8],
-    show_tabs: bool,
-    show_ends: bool,
-    out: &mut [u8],
-    at: usize,
-) -> Option<(usize, usize)> {
-    let f = crate::platform::cpu::features();
-    if !(f.avx512bw && f.avx512vbmi2 && f.popcnt) {
-        return None;
-    }
-    // SAFETY: the CPU has AVX-512BW (and so AVX-512F), VBMI, VBMI2 and POPCNT: just checked.
-    Some(unsafe { notation_blocks_vbmi2(input, show_tabs, show_ends, out, at) })
+/// The 64 bytes of `block` in a register.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load512(block: &[u8; 64]) -> __m512i {
+    // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment.
+    unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
 }
 
 /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character). Two planes are
@@ -29,14 +20,10 @@ pub fn notation_blocks(
 /// logic op writes `M-` into slots 0 and 1 and clears bit 7 elsewhere, and the used slots
 /// are compressed together and stored (64 bytes, of which the used count is kept). A block
 /// that needs no notation is stored as it is.
+///
+/// Returns the input bytes done and the output bytes written (see `Masks::notation_blocks`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
-fn notation_blocks_vbmi2(
-    input: &[u8],
-    show_tabs: bool,
-    show_ends: bool,
-    out: &mut [u8],
-    mut at: usize,
-) -> (usize, usize) {
+pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut [u8]) -> (usize, usize) {
     let byte = |b: u8| _mm512_set1_epi8(b as i8);
     // Slot p of input byte 16g + j is byte 4j + p of group g's vector: the character plane
     // (second source, indexes 64 and up) for slots 0, 1 and 3, the `^`/`$` plane for slot 2.
@@ -49,13 +36,14 @@ fn notation_blocks_vbmi2(
     let used_bits = slot([0x80, 0x80, 0x7f, 0xff]);
     let m_dash = slot([b'M', b'-', 0, 0]);
     let low7 = slot([0, 0, 0x7f, 0x7f]);
-    // A block writes below at + 4 * 64 (each store of its at most 4 * 64 bytes starts at
-    // most 3 * 64 past at): so many blocks fit in `out`.
-    let blocks = (input.len() / 64).min(out.len().saturating_sub(at) / 256);
+    // A block writes below at + 4 * 64, `at` its first output byte (each store of its at most
+    // 4 * 64 bytes starts at most 3 * 64 past at): so many blocks fit in `out`.
+    let mut at = 0;
+    let blocks = (input.len() / 64).min(out.len() / 256);
     let to = out.as_mut_ptr();
     let store = |at: usize, v: __m512i| {
         // SAFETY: every store is at most 256 - 64 bytes past its block's first output byte,
-        // and that is at most 256 * b past the first `at` for block b < `blocks`: the 64
+        // and that is at most 256 * b past the start of `out` for block b < `blocks`: the 64
         // bytes are inside `out` (see `blocks`). No alignment is needed.
         unsafe { _mm512_storeu_si512(to.add(at).cast(), v) }
     };

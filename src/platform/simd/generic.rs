@@ -209,6 +209,20 @@ impl<B: Block64> Masks<B> {
         unsafe { B::load(block, 0).eq(B::splat(byte)).bits() }
     }
 
+    /// `block[i]` is one of `bytes` (one bit mask of all the compares).
+    #[inline(always)]
+    pub fn eq_any<const N: usize>(self, block: &[u8; 64], bytes: [u8; N]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            let mut mask = v.eq(B::splat(bytes[0]));
+            for &byte in &bytes[1..] {
+                mask = mask.or(v.eq(B::splat(byte)));
+            }
+            mask.bits()
+        }
+    }
+
     /// `block[i] >= 0x80`.
     #[inline(always)]
     pub fn high(self, block: &[u8; 64]) -> u64 {

@@ -146,7 +146,8 @@ fn wanted(counts: Counts, want: Want) -> Counts {
     }
 }
 
-fn want_from_bits(bits: u8) -> Want {
+/// The options of bit set `bits` (one of 2^5).
+pub(super) fn want_from_bits(bits: u8) -> Want {
     Want {
         lines: bits & 1 != 0,
         words: bits & 2 != 0,

@@ -1,15 +1,25 @@
 //! `-L` alone: widths exact only where a line could pass the longest so far.
 
-use super::*;
+use super::Counter;
+use super::windows::{Known, span};
+use crate::platform;
+use crate::platform::simd::{Block64, Masks};
+use crate::wc::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, WIDTH_BITS};
+
+/// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
+/// by one (a vector look-up per block costs more for them).
+const FEW_CHARACTERS: u32 = 3;
+
+/// The bits of [`platform::simd::utf8_start_patterns`] of two- and three-byte forms.
+const UTF8_TWO_BYTE: u8 = 0b0000_0011;
+const UTF8_THREE_BYTE: u8 = 0b0001_1100;
+
+/// -L's tight bound (see `width_run`) is used for chunks at least this large: below, checking
+/// its premise with the C library would cost more than it saves.
+const TIGHT_BOUND_MIN: usize = 64 << 10;
 
 impl Counter<'_> {
-    /// -L without -w, and without -m in a multibyte locale: widths need only be exact where
-    /// they can pass the longest line so far (see `line_block`).
-    pub(super) fn width_alone(&self) -> bool {
-        self.want.max_line_length && !self.want.words && !(self.multibyte && self.want.chars)
-    }
-
-    /// -L alone (`width_alone`), from `buf[from..]` in 64-byte windows. A line's width grows
+    /// -L alone (`Pass::Widths { alone: true }`), from `buf[from..]` in 64-byte windows. A line's width grows
     /// by at most one column per byte except at a TAB (at most eight); so the bytes since the
     /// last exactly measured point need no measuring as long as that bound cannot pass the
     /// longest line so far: windows are skipped with two compares (a few more when the whole
@@ -126,7 +136,13 @@ impl Counter<'_> {
             let used = if self.utf8 && B::TABLE_LOOKUPS && at + 67 <= buf.len() {
                 self.width_block(m, buf, at)
             } else {
-                self.line_block::<B, true>(m, buf, at)
+                // (-L alone: no words.)
+                self.line_block::<B, true>(
+                    m,
+                    buf,
+                    at,
+                    Known { utf8: self.utf8, multibyte: self.multibyte, words: false },
+                )
             };
             if used == 0 {
                 return (at > start).then_some(at);

@@ -1,0 +1,203 @@
+//! `-m` in UTF-8 without `-w` or `-L`: characters from masks, whole windows at a time, valid
+//! windows found by the Keiser-Lemire validator (with table look-ups) or by their structure.
+
+use super::windows::Known;
+use super::{Counter, count_lines};
+use crate::platform;
+use crate::platform::simd::{Block64, Masks, TALLY_MAX, Tally};
+
+impl Counter<'_> {
+    /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
+    /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
+    /// next window's check find no error, its characters are its bytes that are not
+    /// continuation bytes, tallied in registers over a batch of windows (64 characters each,
+    /// less the tally). Where a check finds an error, that window and the one before it (whose
+    /// last character may be the broken one; the tally's count of it is taken back) are
+    /// counted exactly by `exact_chars`, which needs no decoding either. Windows need the three
+    /// bytes after them; it stops at a window boundary, maybe inside a character it counted
+    /// (its last bytes are no character to what follows, either way). Line ends are counted in
+    /// one pass at the end.
+    #[inline(always)]
+    pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        if !B::TABLE_LOOKUPS {
+            return self.chars_run_by_masks(m, buf, from);
+        }
+        if from + 67 > buf.len() {
+            return from;
+        }
+        let mut run =
+            CharWindows { tally: m.tally_new(), tallied: 0, continuation: 0, exact: 0, taken_back: 0, pending: false };
+        // The three bytes before the first window: before the run's start, which is a character
+        // boundary, ASCII stands for them.
+        let mut first = [0u8; 67];
+        first[3..].copy_from_slice(&buf[from..from + 64]);
+        run.window(m, buf, from, &first);
+        let mut i = from + 64;
+        let mut batch = from;
+        while batch + 67 <= buf.len() {
+            // Batches of as many windows as a tally holds (the first one's first done above).
+            let end = (batch + 64 * TALLY_MAX).min(buf.len() - 3);
+            while i + 64 <= end {
+                platform::simd::prefetch_ahead(buf, i);
+                run.window(m, buf, i, buf[i - 3..i + 64].try_into().unwrap());
+                i += 64;
+            }
+            run.continuation += m.tally_total(run.tally);
+            run.tally = m.tally_new();
+            batch = i;
+        }
+        if run.pending {
+            // The last window's characters that reach past it were checked by no next window.
+            run.take_back(m, buf, i - 64);
+        }
+        self.counts.chars += 64 * run.tallied - run.continuation - run.taken_back + run.exact;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// [`Self::chars_run`] for instruction sets without table look-ups (SSE2, SWAR): blocks of
+    /// ASCII are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`]
+    /// or else by [`Self::line_block`]; line ends are counted in one pass at the end. Returns
+    /// where it stopped (the rest goes to the character loop).
+    #[inline(always)]
+    pub(super) fn chars_run_by_masks<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        let mut i = from;
+        self.bulk_lines = true;
+        while i + 64 <= buf.len() {
+            let ascii = m.ascii_blocks(&buf[i..]);
+            self.counts.chars += ascii as u64;
+            i += ascii;
+            if i + 64 > buf.len() {
+                break;
+            }
+            let used = match self.valid_utf8_block(m, buf[i..i + 64].try_into().unwrap()) {
+                0 => self.line_block::<B, false>(m, buf, i, Known { utf8: true, multibyte: true, words: false }),
+                used => used,
+            };
+            if used == 0 {
+                break;
+            }
+            i += used;
+        }
+        self.bulk_lines = false;
+        if self.want.lines {
+            self.counts.lines += count_lines(&buf[from..i]);
+        }
+        i
+    }
+
+    /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
+    /// alone (characters are the bytes that are not continuation bytes), checking the
+    /// structure as a whole: no byte that never occurs in UTF-8, continuation bytes exactly
+    /// where the lead bytes want them, and the second-byte limits of the leads E0, ED, F0, F4
+    /// (no overlong form, no surrogate, nothing past U+10FFFF). The window ends before a
+    /// character that would cross its end. Returns the bytes used, or 0 when anything is off
+    /// (the character loop then decides, byte by byte).
+    #[inline(always)]
+    pub(super) fn valid_utf8_block<B: Block64>(&mut self, m: Masks<B>, block: &[u8; 64]) -> usize {
+        let r = m.utf8_ranges(block);
+        // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
+        if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
+            return 0;
+        }
+        let crossing = r.crossing_leads();
+        let end = if crossing == 0 { 64 } else { crossing.trailing_zeros() as usize };
+        if end == 0 {
+            return 0;
+        }
+        let valid = u64::MAX >> (64 - end);
+        let [lead2, lead3, lead4] = r.leads().map(|lead| lead & valid);
+        let expected = ((lead2 | lead3 | lead4) << 1) | ((lead3 | lead4) << 2) | (lead4 << 3);
+        if expected != r.cont & valid {
+            return 0;
+        }
+        // Only the leads E0, ED, F0 and F4 limit their second byte (rare in most text).
+        let mut long = m.eq_any(block, [0xe0, 0xed, 0xf0, 0xf4]) & valid;
+        while long != 0 {
+            let p = long.trailing_zeros() as usize;
+            long &= long - 1;
+            let ok = match block[p] {
+                0xe0 => block[p + 1] >= 0xa0,
+                0xed => block[p + 1] < 0xa0,
+                0xf0 => block[p + 1] >= 0x90,
+                _ => block[p + 1] < 0x90,
+            };
+            if !ok {
+                return 0;
+            }
+        }
+        if !self.bulk_lines {
+            self.counts.lines += u64::from((m.eq(block, b'\n') & valid).count_ones());
+        }
+        self.counts.chars += u64::from((!r.cont & valid).count_ones());
+        end
+    }
+}
+
+/// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the
+/// three bytes after it): ASCII bytes, and the positions where a valid form begins (nibble
+/// look-ups of each position's first three bytes, a continuation byte fourth for four-byte
+/// forms). Exact whatever the bytes: an invalid byte begins no character, as in GNU.
+#[inline(always)]
+fn exact_chars<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> u64 {
+    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+    let window: &[u8; 66] = buf[at..at + 66].try_into().unwrap();
+    let four_byte = platform::simd::UTF8_FOUR_BYTE;
+    let [short, long, _] = m.pattern_starts(window, platform::simd::utf8_start_patterns(), [!four_byte, four_byte, 0]);
+    let cont3 = m.continuation(buf[at + 3..at + 67].try_into().unwrap());
+    u64::from((!m.high(block) | short | (long & cont3)).count_ones())
+}
+
+/// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their
+/// continuation bytes (64 characters less those), the others exactly.
+struct CharWindows<B> {
+    tally: Tally<B>,
+    /// Windows in the tallies.
+    tallied: u64,
+    /// The continuation bytes of the tallies so far.
+    continuation: u64,
+    /// The characters of the windows counted exactly.
+    exact: u64,
+    /// What tallied windows counted that a later check took back.
+    taken_back: u64,
+    /// The last window was tallied, and the next window's check must confirm it (its last
+    /// character may be cut by a byte that follows).
+    pending: bool,
+}
+
+impl<B: Block64> CharWindows<B> {
+    /// The window at `buf[at..]`, whose three bytes before it and 64 bytes are `window`.
+    #[inline(always)]
+    fn window(&mut self, m: Masks<B>, buf: &[u8], at: usize, window: &[u8; 67]) {
+        if !m.utf8_errors(window) {
+            self.tally = m.tally_continuation(self.tally, window[3..].try_into().unwrap());
+            self.tallied += 1;
+            self.pending = true;
+        } else {
+            if self.pending {
+                self.take_back(m, buf, at - 64);
+            }
+            self.exact += exact_chars(m, buf, at);
+        }
+    }
+
+    /// The tallied window at `buf[at..]` counted exactly instead.
+    #[inline(always)]
+    fn take_back(&mut self, m: Masks<B>, buf: &[u8], at: usize) {
+        let (taken_back, exact) = recount(m, buf, at);
+        self.taken_back += taken_back;
+        self.exact += exact;
+        self.pending = false;
+    }
+}
+
+/// What a tally counted of the window at `buf[at..]`, and its exact count. (Inline: a function
+/// of its own would not be compiled for the caller's instruction set, and every vector
+/// operation in it would become a call: `wc -m` of text with 1 % invalid bytes 5x slower.)
+#[inline(always)]
+fn recount<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> (u64, u64) {
+    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+    (u64::from(64 - m.continuation(block).count_ones()), exact_chars(m, buf, at))
+}

@@ -1,0 +1,267 @@
+//! Words (and the default count) without `-m` or `-L`: each window's white space by masks, the
+//! multibyte spaces of UTF-8 by byte patterns; words end where white space follows a word byte.
+
+use super::Counter;
+use crate::platform;
+use crate::platform::simd::{Block64, Masks, NibblePatterns, TALLY_MAX};
+use crate::wc::utf8::Utf8Spaces;
+
+/// When to look for the lead bytes of multibyte spaces before looking the spaces up (with
+/// table look-ups; see `WordWindows::sparse`): the look-up costs more than the rest of a
+/// window's count, and most windows of most scripts (Arabic, Devanagari, Hangul: all of them;
+/// Chinese: half) hold no lead byte of a space. Looking for one costs a third of a look-up, so
+/// where nearly every window holds one (kana share U+3000's lead byte) it only adds. The filter
+/// samples how often it finds a lead, a batch of windows at a time, stands aside where that is
+/// more than three windows in four, and looks again after a while.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct LeadFilter {
+    pub(super) off: bool,
+    /// Batches since it stood aside.
+    rested: u32,
+}
+
+// A batch's line ends are one tally.
+const _: () = assert!(LeadFilter::BATCH <= platform::simd::TALLY_MAX);
+
+impl LeadFilter {
+    /// Windows per batch (and per sample while on; at most a tally's).
+    pub(super) const BATCH: usize = 64;
+
+    /// Batches before it samples again after standing aside.
+    pub(super) const REST: u32 = 64;
+
+    /// Whether the next batch looks for lead bytes.
+    #[inline(always)]
+    fn on(&self) -> bool {
+        !self.off
+    }
+
+    /// A batch looked for lead bytes and found them in `hits` windows.
+    #[inline(always)]
+    fn sampled(&mut self, hits: u32) {
+        *self = LeadFilter { off: hits * 4 > 3 * Self::BATCH as u32, rested: 0 };
+    }
+
+    /// A batch did not look for lead bytes.
+    #[inline(always)]
+    fn rested(&mut self) {
+        self.rested += 1;
+        if self.rested == Self::REST {
+            *self = LeadFilter::default();
+        }
+    }
+}
+
+impl Counter<'_> {
+    /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
+    /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
+    /// see [`Utf8Spaces`]), and words end where white space
+    /// follows a word byte, whatever the script: nothing is decoded. Stops two bytes before the
+    /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
+    /// space; the bytes of any other character it stops inside are word bytes either way.
+    /// Returns where it stopped.
+    ///
+    /// The windows go in batches of one kind (see `LeadFilter` and [`WordWindows`]), line ends
+    /// into a tally.
+    #[inline(always)]
+    pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        // (Not even the spaces' patterns for an input too short for a window: they cost a
+        // few hundred look-ups in the C library's tables, a tenth of a tiny file's run.)
+        if from + 66 > buf.len() {
+            return from;
+        }
+        let Some(spaces) = self.classes.utf8_spaces() else {
+            return from;
+        };
+        let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
+        // How a window's multibyte spaces are found, decided once (see `WordWindows::look_up`).
+        let (how, nibbles) = match &spaces.nibbles {
+            Some(nibbles @ (_, 0x80, _)) if B::TABLE_LOOKUPS => (BY_TOP, nibbles),
+            Some(nibbles) if B::TABLE_LOOKUPS => (BY_SELECTION, nibbles),
+            _ => (BY_COMPARES, &NO_NIBBLES),
+        };
+        let run_spaces = (spaces, nibbles);
+        // With table look-ups, windows without the lead byte of a space may skip them (without,
+        // `mask` itself starts with the leads).
+        let filtered = B::TABLE_LOOKUPS;
+        let mut i = from;
+        // Windows begin where the 66 bytes they need are there.
+        while buf.len() - i >= 66 {
+            let batch = ((buf.len() - 2 - i) / 64).min(LeadFilter::BATCH);
+            let windows = &buf[i..i + 64 * batch + 2];
+            let filter = filtered && self.lead_filter.on();
+            let (hits, lines) = match (how, filter) {
+                (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, run_spaces, windows),
+                (BY_TOP, false) => run.dense::<B, BY_TOP>(m, run_spaces, windows),
+                (BY_SELECTION, true) => run.sparse::<B, BY_SELECTION>(m, run_spaces, windows),
+                (BY_SELECTION, false) => run.dense::<B, BY_SELECTION>(m, run_spaces, windows),
+                _ => run.dense::<B, BY_COMPARES>(m, run_spaces, windows),
+            };
+            match filter {
+                true => self.lead_filter.sampled(hits),
+                false => self.lead_filter.rested(),
+            }
+            self.counts.lines += lines;
+            i += 64 * batch;
+        }
+        // The last bytes of a space that began in the last window: spaces, no line end.
+        i += run.carry.count_ones() as usize;
+        self.counts.words += run.words;
+        self.in_word = run.in_word;
+        i
+    }
+
+    /// Words (with lines and bytes) in a single-byte locale whose ASCII white space is the
+    /// usual one, without -L: each window's white space is its ASCII white space and the
+    /// locale's one white-space byte above 0x7f, if any; line ends go into a tally, a batch of
+    /// windows at a time. Returns where it stopped (at a window boundary).
+    #[inline(always)]
+    pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        // A loop for each kind of locale, with a white-space byte above 0x7f and without, so that
+        // no window tests which (the compiler does not always take the test out of the loop).
+        match self.classes.space_high {
+            Some(byte) => self.unibyte_words(m, buf, from, Some(byte)),
+            None => self.unibyte_words(m, buf, from, None),
+        }
+    }
+
+    /// [`Self::unibyte_words_run`] with the white-space byte above 0x7f, `extra`.
+    #[inline(always)]
+    fn unibyte_words<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize, extra: Option<u8>) -> usize {
+        let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
+        let mut i = from;
+        while buf.len() - i >= 64 {
+            let end = i + 64 * ((buf.len() - i) / 64).min(TALLY_MAX);
+            let mut lines = m.tally_new();
+            while i < end {
+                platform::simd::prefetch_ahead(buf, i);
+                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                run.words(m.ascii_space(block, extra));
+                lines = m.tally(lines, block, b'\n');
+                i += 64;
+            }
+            self.counts.lines += m.tally_total(lines);
+        }
+        self.counts.words += run.words;
+        self.in_word = run.in_word;
+        i
+    }
+}
+
+/// How [`WordWindows`] finds multibyte spaces: table look-ups with glibc's layout (the one
+/// two-byte pattern in bit 7), table look-ups with selection masks, or compares.
+const BY_TOP: u8 = 0;
+const BY_SELECTION: u8 = 1;
+const BY_COMPARES: u8 = 2;
+
+/// The nibble patterns given where spaces are found by compares (never looked at).
+static NO_NIBBLES: (NibblePatterns, u8, u8) = (NibblePatterns { lo: [[0; 16]; 3], hi: [[0; 16]; 3] }, 0, 0);
+
+/// The spaces, and their nibble patterns (or [`NO_NIBBLES`]).
+type RunSpaces<'a> = (&'a Utf8Spaces, &'a (NibblePatterns, u8, u8));
+
+/// The state of [`Counter::words_run`] from one window to the next.
+struct WordWindows {
+    /// The bytes of a multibyte space that began in the last window and go on in this one.
+    carry: u64,
+    /// The byte before the window is a word byte.
+    in_word: bool,
+    words: u64,
+}
+
+impl WordWindows {
+    /// The words that end in the windows of `windows` (64 bytes each, and the two bytes after
+    /// the last; at most [`LeadFilter::BATCH`] windows), multibyte spaces found `HOW` in the
+    /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
+    /// ends.
+    #[inline(always)]
+    fn dense<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+        let mut lines = m.tally_new();
+        let mut at = 0;
+        while let Some(window) = windows.get(at..at + 66) {
+            platform::simd::prefetch_ahead(windows, at);
+            let window: &[u8; 66] = window.try_into().unwrap();
+            let (block, _) = window.split_first_chunk::<64>().unwrap();
+            let mut space = m.ascii_space(block, None) | self.carry;
+            self.carry = 0;
+            if m.high(block) != 0 {
+                let (mb, next) = Self::look_up::<B, HOW>(m, spaces, window);
+                space |= mb;
+                self.carry = next;
+            }
+            self.words(space);
+            lines = m.tally(lines, block, b'\n');
+            at += 64;
+        }
+        (0, m.tally_total(lines))
+    }
+
+    /// [`Self::dense`] for windows most of which hold no lead byte of a multibyte space
+    /// (table look-ups only): the others are not looked up. Returns how many windows held a
+    /// lead byte, and the line ends.
+    ///
+    /// In three passes, so that a window the look-up skips costs no branch: the first takes
+    /// each window's ASCII white space, line ends, and whether it holds a lead byte; the
+    /// second looks up those that do, one after the other (a loop over a bit mask, whose only
+    /// hard-to-guess branch is its end); the third counts the words.
+    #[inline(always)]
+    fn sparse<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+        let n = (windows.len() - 2) / 64;
+        // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
+        // and those that go on from the window before (the last slot: past the batch). Only
+        // stores, no read-modify-write: a wide store read back in part by the next window's
+        // would stall.
+        let mut ascii = [0u64; LeadFilter::BATCH];
+        let mut multi = [0u64; LeadFilter::BATCH];
+        let mut carried = [0u64; LeadFilter::BATCH + 1];
+        carried[0] = self.carry;
+        let mut look = 0u64;
+        let mut lines = m.tally_new();
+        for (k, slot) in ascii[..n].iter_mut().enumerate() {
+            let at = 64 * k;
+            platform::simd::prefetch_ahead(windows, at);
+            let block: &[u8; 64] = windows[at..at + 64].try_into().unwrap();
+            *slot = m.ascii_space(block, None);
+            look |= u64::from(m.may_start(block, &spaces.1.0)) << k;
+            lines = m.tally(lines, block, b'\n');
+        }
+        let mut todo = look;
+        while todo != 0 {
+            let k = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let window: &[u8; 66] = windows[64 * k..64 * k + 66].try_into().unwrap();
+            (multi[k], carried[k + 1]) = Self::look_up::<B, HOW>(m, spaces, window);
+        }
+        for k in 0..n {
+            self.words(ascii[k] | multi[k] | carried[k]);
+        }
+        self.carry = carried[n];
+        (look.count_ones(), m.tally_total(lines))
+    }
+
+    /// The bytes of the multibyte spaces that begin in `window[..64]`, and those past it.
+    #[inline(always)]
+    fn look_up<B: Block64, const HOW: u8>(
+        m: Masks<B>,
+        (spaces, nibbles): RunSpaces<'_>,
+        window: &[u8; 66],
+    ) -> (u64, u64) {
+        match HOW {
+            BY_TOP => Utf8Spaces::spread(m.pattern_starts_top(window, &nibbles.0)),
+            BY_SELECTION => Utf8Spaces::mask_by_tables(m, nibbles, window),
+            _ => {
+                let (block, after) = window.split_first_chunk::<64>().unwrap();
+                spaces.mask(m, block, after.try_into().unwrap())
+            }
+        }
+    }
+
+    /// The words that end in a window whose white space is `space`.
+    #[inline(always)]
+    fn words(&mut self, space: u64) {
+        // A word ends where a space follows a word byte (the carry is the previous byte).
+        let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+        self.words += u64::from((space & prev_nonspace).count_ones());
+        self.in_word = space >> 63 == 0;
+    }
+}

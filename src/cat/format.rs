@@ -660,9 +660,11 @@ fn map_windows<B: Block64>(
         if mask.count_ones() > 16 {
             // Mostly bytes that need notation (binary data): byte by byte through the table,
             // which maps printable bytes to themselves, is cheaper than a run copy per byte.
+            // (At most 4 * 63 bytes before the last: the `% 256` only shows the compiler that
+            // each 4-byte store fits the window.)
             let mut to = 0;
             for &b in &src[..64] {
-                to = put_shown_at(&mut dst[..4 * 64], to, table[usize::from(b)]);
+                to = put_shown_at(dst, to % 256, table[usize::from(b)]);
             }
             len += to;
             base += 64;

@@ -185,6 +185,6 @@ impl ByteClasses {
 
     /// [`Utf8Spaces`] of this locale (None when they do not fit its shape).
     pub(super) fn utf8_spaces(&self) -> Option<&Utf8Spaces> {
-        self.utf8_spaces.get_or_init(|| Utf8Spaces::new(&self.wide)).as_ref()
+        self.utf8_spaces.get_or_init(|| Utf8Spaces::new(|cp| self.wide.classify(cp) & SPACE_BIT != 0)).as_ref()
     }
 }

@@ -1,6 +1,5 @@
 //! UTF-8 for `wc`: the multibyte white space as byte patterns, and one-character decoding.
 
-use super::classes::{SPACE_BIT, WideClasses};
 use crate::platform::simd::{Block64, Masks, NibblePatterns};
 
 /// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
@@ -51,10 +50,12 @@ pub(super) const SPACE_SECONDS: usize = 4;
 pub(super) const SPACE_THIRDS: usize = 2;
 
 impl Utf8Spaces {
-    pub(super) fn new(wide: &WideClasses) -> Option<Utf8Spaces> {
+    /// The spaces among [`SPACE_CANDIDATES`] that `is_space` says separate words (the C
+    /// library's answers, see `ByteClasses::utf8_spaces`).
+    pub(super) fn new(is_space: impl Fn(u32) -> bool) -> Option<Utf8Spaces> {
         let mut pairs: Vec<(u8, u8, u64)> = Vec::new();
         for cp in SPACE_CANDIDATES.into_iter().flatten() {
-            if wide.classify(cp) & SPACE_BIT == 0 {
+            if !is_space(cp) {
                 continue;
             }
             let ch = char::from_u32(cp)?;

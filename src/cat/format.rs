@@ -1,7 +1,9 @@
 //! `cat`'s formatting options (-b -E -n -s -T -v and their combinations -A -e -t) as a state
-//! machine over large chunks: line ends are found with `memchr`, runs of bytes that need no
-//! change are copied in bulk, and the state (line number, blank-line run, a pending CR) carries
-//! over from chunk to chunk and from file to file exactly as in GNU's `cat`.
+//! machine over large chunks: line ends and the bytes `-v` shows come from the masks of 64-byte
+//! blocks (`platform::simd`; `memchr` finds them in a chunk's last partial block, and TABs for
+//! `-T`), runs of bytes that need no change are copied in bulk, and the state (line number,
+//! blank-line run, a pending CR) carries over from chunk to chunk and from file to file exactly
+//! as in GNU's `cat`.
 
 use crate::platform;
 use crate::platform::simd::{Block64, Masks, WithMasks};

@@ -1,7 +1,7 @@
 //! The counting kernels of `wc`, fed chunk by chunk with their state carried across reads.
 //!
 //! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
-//! * Everything else: a [`Counter`], which goes through each chunk the way its [`Pass`] says
+//! * Everything else: a [`Counter`], which goes through each chunk the way its `Pass` says
 //!   (`pass.rs`: one pure function of the options, the locale's encoding and the shape of its
 //!   classes, chosen once), with the block masks of the best instruction set ([`Masks`], run
 //!   through `platform::simd::with_masks` so the whole loop is compiled for it):
@@ -74,7 +74,7 @@ pub struct Counter<'a> {
     bulk_lines: bool,
     /// Whether `words_run` looks for the lead bytes of spaces before the table look-ups.
     lead_filter: LeadFilter,
-    /// How each chunk is gone through (see [`pass`]).
+    /// How each chunk is gone through (see [`pass()`]).
     pass: Pass,
 }
 

@@ -99,10 +99,11 @@ fn mask_of(block: &[u8], f: impl Fn(u8) -> bool) -> u64 {
     block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum()
 }
 
-/// Random rounds for a test: all of them natively, a few dozen under Miri (which interprets
-/// every vector instruction and would take hours), enough for every round-robin variant.
+/// Random rounds for a test: all of them natively, two dozen under Miri (which interprets every
+/// vector instruction, and every block runs: it would take hours), enough for every round-robin
+/// variant (of 3 and of 4).
 fn rounds(native: usize) -> usize {
-    if cfg!(miri) { 48 } else { native }
+    if cfg!(miri) { 24 } else { native }
 }
 
 #[test]
@@ -346,7 +347,8 @@ fn may_start_finds_a_first_byte_anywhere() {
         let mut patterns = NibblePatterns::default();
         patterns.allow(0x04, 0, 1 << (first >> 4), 1 << (first & 15));
         patterns.allow(0x04, 1, 0xffff, 0xffff);
-        for at in 0..=64 {
+        // (Every position natively; under Miri, every fifth and the absent one.)
+        for at in (0..=64).filter(|at| !cfg!(miri) || at % 5 == 0 || *at == 64) {
             let mut block: [u8; 64] = std::array::from_fn(|_| next() as u8);
             block.iter_mut().filter(|b| **b == first).for_each(|b| *b ^= 1);
             if at < 64 {

@@ -3,10 +3,9 @@
 //! buffers, bytes alone without reading (size, splice to /dev/null), and `--files0-from`'s
 //! names.
 
-use super::classes::ByteClasses;
-use super::count::{self, Counter, Counts, Want};
+use super::count::{self, Counter, Counts};
 use crate::common::regular_file::{self, Share, Stop};
-use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
+use crate::platform::{self, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
 
@@ -79,12 +78,11 @@ impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F>
 /// (`regular_file::Share`): chunks of [`CHUNK`] from the end (`size`, what `fstat` said)
 /// backwards, each starting after a line end (no word, line or character spans one, so the
 /// counts add up; the longest line is the larger), read with `pread` into `buf`. The first
-/// chunk reads on past `size` (a file that grew). With `classes`, the full counter; else
-/// lines and bytes. Stops at the first read error, returned with what was counted.
+/// chunk reads on past `size` (a file that grew). With a `fresh` counter, a copy of it counts
+/// each chunk; else lines and bytes. Stops at the first read error, returned with what was
+/// counted.
 pub(super) fn count_end(
-    want: Want,
-    classes: Option<&ByteClasses>,
-    charset: Charset,
+    fresh: Option<&Counter>,
     fd: Fd,
     size: u64,
     share: &Share,
@@ -100,7 +98,7 @@ pub(super) fn count_end(
             return (total, None);
         };
         let to = (end != u64::MAX).then_some(end);
-        let (counts, error) = count_range(want, classes, charset, fd, start, to, buf);
+        let (counts, error) = count_range(fresh, fd, start, to, buf);
         total = sum(&total, &counts);
         if error.is_some() {
             return (total, error);
@@ -136,18 +134,16 @@ fn line_start_after(fd: Fd, from: u64, to: u64, buf: &mut [u8]) -> Option<u64> {
     None
 }
 
-/// Counts `fd` from offset `from` up to `to` (or its end) with `pread` into `buf`: with
-/// `classes`, the full counter; else lines and bytes only.
+/// Counts `fd` from offset `from` up to `to` (or its end) with `pread` into `buf`: with a
+/// `fresh` counter, a copy of it; else lines and bytes only.
 fn count_range(
-    want: Want,
-    classes: Option<&ByteClasses>,
-    charset: Charset,
+    fresh: Option<&Counter>,
     fd: Fd,
     from: u64,
     to: Option<u64>,
     buf: &mut [u8],
 ) -> (Counts, Option<io::Error>) {
-    let mut counter = classes.map(|classes| Counter::new(want, classes, charset));
+    let mut counter = fresh.cloned();
     let mut counts = Counts::default();
     let mut pos = from;
     let mut error = None;

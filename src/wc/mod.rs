@@ -22,9 +22,10 @@ use crate::common::regular_file::Share;
 use crate::common::{diag, help, quote, sink};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use classes::ByteClasses;
+use count::ClassShape;
 use count::{Counter, Counts, Want};
 use input::{BIG_BUFFER_SIZE, Buffers, NameReader, count_bytes_only, count_end, feed_input};
-use plan::{Method, Plan};
+use plan::{Count, Path};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -421,22 +422,22 @@ impl Wc {
     /// picks; a read error stops the count (what was counted stays).
     fn count_fd(&mut self, fd: Fd, named: bool) -> (Counts, Option<io::Error>) {
         let info = platform::fstat(fd).ok();
-        let plan = plan::plan(self.want, self.charset, info.as_ref(), named);
-        if self.debug && plan.method == Method::Lines {
+        let shape = self.classes.as_ref().map(ClassShape::of);
+        let two_cpus = || std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+        let path = plan::plan(self.want, self.charset, shape, info.as_ref(), named, two_cpus);
+        if self.debug && matches!(path, Path::OneThread(Count::Lines) | Path::TwoThreads(Count::Lines)) {
             report_kernel();
         }
-        let mut counts = match plan.method {
-            Method::Bytes => {
+        let mut counts = match path {
+            Path::Bytes => {
                 let mut counts = Counts::default();
                 let result = count_bytes_only(fd, info, named, &mut self.buffers, &mut counts.bytes);
                 (counts, result.err())
             }
-            _ if plan.two_threads && std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 => {
-                self.count_on_two_threads(fd, info, plan.method)
-            }
-            method => self.count_on_this_thread(fd, info, method, None),
+            Path::OneThread(count) => self.count_on_this_thread(fd, info, count, None),
+            Path::TwoThreads(count) => self.count_on_two_threads(fd, info, count),
         };
-        if Plan::chars_are_bytes(self.want, self.charset) {
+        if plan::chars_are_bytes(self.want, self.charset) {
             counts.0.chars = counts.0.bytes;
         }
         counts
@@ -448,20 +449,23 @@ impl Wc {
         &mut self,
         fd: Fd,
         info: Option<FileInfo>,
-        method: Method,
+        count: Count,
         share: Option<&Share>,
     ) -> (Counts, Option<io::Error>) {
-        if method == Method::Lines {
-            let mut counts = Counts::default();
-            let count = |counts: &mut Counts, chunk: &[u8]| {
-                counts.bytes += chunk.len() as u64;
-                counts.lines += count::count_lines(chunk);
-            };
-            let error = feed_input(fd, info, &mut self.buffers, &mut counts, count, share);
-            return (counts, error);
-        }
+        let pass = match count {
+            Count::Lines => {
+                let mut counts = Counts::default();
+                let count = |counts: &mut Counts, chunk: &[u8]| {
+                    counts.bytes += chunk.len() as u64;
+                    counts.lines += count::count_lines(chunk);
+                };
+                let error = feed_input(fd, info, &mut self.buffers, &mut counts, count, share);
+                return (counts, error);
+            }
+            Count::Counter(pass) => pass,
+        };
         let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
-        let mut counter = Counter::new(self.want, classes, self.charset);
+        let mut counter = Counter::new(self.want, classes, self.charset, pass);
         let error = feed_input(fd, info, &mut self.buffers, &mut counter, |counter, chunk| counter.feed(chunk), share);
         (counter.finish(), error)
     }
@@ -471,22 +475,26 @@ impl Wc {
     /// takes 4 MiB chunks from the end, cut after line ends, until they meet (`count_end`):
     /// a second CPU that is busy costs nothing, it just takes fewer chunks. Only for files
     /// wc opened itself: their offset does not matter afterwards.
-    fn count_on_two_threads(&mut self, fd: Fd, info: Option<FileInfo>, method: Method) -> (Counts, Option<io::Error>) {
+    fn count_on_two_threads(&mut self, fd: Fd, info: Option<FileInfo>, count: Count) -> (Counts, Option<io::Error>) {
         let (Some(info), Ok(start)) = (info, platform::current_offset(fd)) else {
-            return self.count_on_this_thread(fd, info, method, None);
+            return self.count_on_this_thread(fd, info, count, None);
         };
         let share = Share::new(start);
-        let counter = method == Method::Counter;
         let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
         let ((front, front_error), end) = std::thread::scope(|scope| {
             let share = &share;
             let end = std::thread::Builder::new().spawn_scoped(scope, move || {
-                let own = counter.then(|| ByteClasses::new(charset, posixly_correct));
+                // The classes cache what the C library says: each thread has its own.
+                let own = match count {
+                    Count::Counter(pass) => Some((ByteClasses::new(charset, posixly_correct), pass)),
+                    Count::Lines => None,
+                };
+                let fresh = own.as_ref().map(|(classes, pass)| Counter::new(want, classes, charset, *pass));
                 let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
-                io::Result::Ok(count_end(want, own.as_ref(), charset, fd, info.size, share, buf.as_mut_slice()))
+                io::Result::Ok(count_end(fresh.as_ref(), fd, info.size, share, buf.as_mut_slice()))
             });
             // No thread to be had: this one counts it all (the end claims nothing).
-            let front = self.count_on_this_thread(fd, Some(info), method, Some(share).filter(|_| end.is_ok()));
+            let front = self.count_on_this_thread(fd, Some(info), count, Some(share).filter(|_| end.is_ok()));
             (front, end.map(|handle| handle.join()))
         });
         match end {

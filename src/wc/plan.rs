@@ -1,63 +1,76 @@
 //! Which path counts an input: one pure function of what is wanted, the locale's encoding and
 //! what `fstat` said of the input, so that every choice is tested without files or a clock.
 //!
-//! | wanted (after the locale)                     | method    | how                                          |
+//! | wanted (after the locale)                     | path      | how                                          |
 //! |-----------------------------------------------|-----------|----------------------------------------------|
 //! | bytes alone (`-c`; `-m` in a single-byte locale, where a character is a byte) | `Bytes` | a regular file's size (no read), a pipe spliced to /dev/null, else reads |
 //! | lines, with or without bytes                   | `Lines`   | a SIMD count of LF bytes                      |
-//! | words, widths, or characters in a multibyte locale | `Counter` | the full counter (`count::Counter`)      |
+//! | words, widths, or characters in a multibyte locale | `Counter(pass)` | the full counter (`count::Counter`), going through each chunk as the locale's classes let it (`count::pass`) |
 //!
-//! `Lines` and `Counter` take in a regular file by the cheaper of mapping and reading here
-//! (`common::regular_file`), and a file wc opened itself of at least [`PARALLEL_MIN`] is
-//! counted on two threads where the process may use two CPUs (asked only then: the question
-//! costs system calls), the second taking chunks from the end.
+//! `Lines` and `Counter` run on one thread, or on two ([`Path::TwoThreads`]) for a file wc
+//! opened itself of at least [`PARALLEL_MIN`] where the process may use two CPUs, the second
+//! taking chunks from the end. The one choice left to run time is how a regular file is taken
+//! in, mapped or read: whichever is cheaper on this machine now, measured on the input's
+//! first windows (`common::regular_file`).
 
-use super::count::Want;
+use super::count::{ClassShape, Pass, Want, pass};
 use crate::platform::{Charset, FileInfo, FileKind};
 
 /// Named regular files at least this large are counted on two threads, when the process may
 /// run on two CPUs or more (not when pinned to one).
 pub(super) const PARALLEL_MIN: u64 = 64 << 20;
 
-/// How an input's counts are made.
+/// What one thread counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Method {
-    /// Bytes alone.
-    Bytes,
+pub(super) enum Count {
     /// Lines, and bytes if wanted.
     Lines,
-    /// The full counter.
-    Counter,
+    /// The full counter, going through each chunk as the pass says.
+    Counter(Pass),
 }
 
-/// The path for one input.
+/// The whole path of one input: `count_fd` and the counter only carry it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Plan {
-    pub method: Method,
-    /// Counted on two threads, if the process may use two CPUs.
-    pub two_threads: bool,
+pub(super) enum Path {
+    /// Bytes alone.
+    Bytes,
+    /// Counted on this thread.
+    OneThread(Count),
+    /// Counted on this thread from the front and on a second from the end.
+    TwoThreads(Count),
 }
 
-impl Plan {
-    /// Whether the characters are the bytes (and are not counted apart).
-    pub fn chars_are_bytes(want: Want, charset: Charset) -> bool {
-        !(charset != Charset::Unibyte && want.chars)
-    }
+/// Whether the characters are the bytes (and are not counted apart).
+pub(super) fn chars_are_bytes(want: Want, charset: Charset) -> bool {
+    !(charset != Charset::Unibyte && want.chars)
 }
 
 /// The path for an input of which `fstat` said `input` (None: it failed); `named`: a file wc
-/// opened itself (at offset 0; its offset does not matter afterwards).
-pub(super) fn plan(want: Want, charset: Charset, input: Option<&FileInfo>, named: bool) -> Plan {
-    let chars_apart = !Plan::chars_are_bytes(want, charset);
-    let method = if chars_apart || want.words || want.max_line_length {
-        Method::Counter
+/// opened itself (at offset 0; its offset does not matter afterwards); `shape`: that of the
+/// locale's classes, loaded where words, characters or widths are wanted;
+/// `two_cpus`: whether the process may run on two CPUs, asked only of a large named file
+/// (the question costs system calls).
+pub(super) fn plan(
+    want: Want,
+    charset: Charset,
+    shape: Option<ClassShape>,
+    input: Option<&FileInfo>,
+    named: bool,
+    two_cpus: impl FnOnce() -> bool,
+) -> Path {
+    let count = if !chars_are_bytes(want, charset) || want.words || want.max_line_length {
+        let shape = shape.expect("words, characters or widths load the classes");
+        Count::Counter(pass(want, charset, shape))
     } else if want.lines {
-        Method::Lines
+        Count::Lines
     } else {
-        Method::Bytes
+        return Path::Bytes;
     };
     let large_file = input.is_some_and(|info| info.kind == FileKind::Regular && info.size >= PARALLEL_MIN);
-    Plan { method, two_threads: method != Method::Bytes && named && large_file }
+    match named && large_file && two_cpus() {
+        true => Path::TwoThreads(count),
+        false => Path::OneThread(count),
+    }
 }
 
 #[cfg(test)]
@@ -68,11 +81,14 @@ mod tests {
         FileInfo { kind, size, dev: 0, ino: 0, blksize: 4096 }
     }
 
-    /// Every set of options (2^5), in each kind of locale, for each kind of input and size,
-    /// named or not, against the rules written out one by one.
+    /// Every set of options (2^5), in each kind of locale and shape of its classes, for each
+    /// kind of input and size, named or not, on one CPU or two, against the rules written
+    /// out one by one.
     #[test]
     fn every_option_set_locale_and_input_takes_its_path() {
         let kinds = [FileKind::Regular, FileKind::Pipe, FileKind::CharDevice, FileKind::Directory, FileKind::Other];
+        let shapes = [(false, false), (false, true), (true, false), (true, true)]
+            .map(|(standard_spaces, standard_print)| ClassShape { standard_spaces, standard_print });
         for bits in 0u8..32 {
             let want = Want {
                 lines: bits & 1 != 0,
@@ -82,25 +98,40 @@ mod tests {
                 max_line_length: bits & 16 != 0,
             };
             for charset in [Charset::Unibyte, Charset::Utf8, Charset::Multibyte] {
-                let multibyte = charset != Charset::Unibyte;
-                let expected = if want.words || want.max_line_length || (multibyte && want.chars) {
-                    Method::Counter
-                } else if want.lines {
-                    Method::Lines
-                } else {
-                    Method::Bytes
-                };
-                let inputs = kinds
-                    .iter()
-                    .flat_map(|&k| [0, PARALLEL_MIN - 1, PARALLEL_MIN, 1 << 40].map(|size| Some(info(k, size))))
-                    .chain([None]);
-                for input in inputs {
-                    for named in [false, true] {
-                        let got = plan(want, charset, input.as_ref(), named);
-                        let big_regular = input.is_some_and(|i| i.kind == FileKind::Regular && i.size >= PARALLEL_MIN);
-                        let two_threads = expected != Method::Bytes && named && big_regular;
-                        let want_plan = Plan { method: expected, two_threads };
-                        assert_eq!(got, want_plan, "{want:?} {charset:?} {input:?} {named}");
+                for shape in shapes {
+                    let multibyte = charset != Charset::Unibyte;
+                    let expected = if want.words || want.max_line_length || (multibyte && want.chars) {
+                        Some(Count::Counter(pass(want, charset, shape)))
+                    } else if want.lines {
+                        Some(Count::Lines)
+                    } else {
+                        None
+                    };
+                    let needs_locale = want.words || want.chars || want.max_line_length;
+                    let inputs = kinds
+                        .iter()
+                        .flat_map(|&k| [0, PARALLEL_MIN - 1, PARALLEL_MIN, 1 << 40].map(|size| Some(info(k, size))))
+                        .chain([None]);
+                    for input in inputs {
+                        for (named, cpus) in [(false, false), (false, true), (true, false), (true, true)] {
+                            let mut asked = false;
+                            let two_cpus = || {
+                                asked = true;
+                                cpus
+                            };
+                            let got =
+                                plan(want, charset, needs_locale.then_some(shape), input.as_ref(), named, two_cpus);
+                            let big_regular =
+                                input.is_some_and(|i| i.kind == FileKind::Regular && i.size >= PARALLEL_MIN);
+                            let want_path = match expected {
+                                None => Path::Bytes,
+                                Some(count) if named && big_regular && cpus => Path::TwoThreads(count),
+                                Some(count) => Path::OneThread(count),
+                            };
+                            let case = format!("{want:?} {charset:?} {shape:?} {input:?} named {named} cpus {cpus}");
+                            assert_eq!(got, want_path, "{case}");
+                            assert_eq!(asked, expected.is_some() && named && big_regular, "asked: {case}");
+                        }
                     }
                 }
             }
@@ -110,9 +141,9 @@ mod tests {
     #[test]
     fn characters_are_bytes_unless_counted_in_a_multibyte_locale() {
         let chars = Want { chars: true, ..Want::default() };
-        assert!(Plan::chars_are_bytes(chars, Charset::Unibyte));
-        assert!(!Plan::chars_are_bytes(chars, Charset::Utf8));
-        assert!(!Plan::chars_are_bytes(chars, Charset::Multibyte));
-        assert!(Plan::chars_are_bytes(Want { bytes: true, ..Want::default() }, Charset::Utf8));
+        assert!(chars_are_bytes(chars, Charset::Unibyte));
+        assert!(!chars_are_bytes(chars, Charset::Utf8));
+        assert!(!chars_are_bytes(chars, Charset::Multibyte));
+        assert!(chars_are_bytes(Want { bytes: true, ..Want::default() }, Charset::Utf8));
     }
 }

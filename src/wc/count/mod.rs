@@ -19,8 +19,7 @@
 use super::classes::ByteClasses;
 use crate::platform::simd::{Block64, Kernel, Masks, WithMasks};
 use crate::platform::{self, Charset, MbDecoder};
-use pass::ClassShape;
-pub(super) use pass::{Pass, pass};
+pub(super) use pass::{ClassShape, Pass, pass};
 use words::LeadFilter;
 
 mod chars;
@@ -79,9 +78,10 @@ pub struct Counter<'a> {
 }
 
 impl<'a> Counter<'a> {
-    pub fn new(want: Want, classes: &'a ByteClasses, charset: Charset) -> Counter<'a> {
+    /// A counter of `want` in a locale of `charset` with `classes`, going through each chunk
+    /// as `pass` says (what [`pass()`] gives for them: `wc::plan` carries it).
+    pub(in crate::wc) fn new(want: Want, classes: &'a ByteClasses, charset: Charset, pass: Pass) -> Counter<'a> {
         let multibyte = charset != Charset::Unibyte;
-        let shape = ClassShape { standard_spaces: classes.standard_spaces, standard_print: classes.standard_print };
         Counter {
             want,
             classes,
@@ -95,7 +95,7 @@ impl<'a> Counter<'a> {
             pending_len: 0,
             bulk_lines: false,
             lead_filter: LeadFilter::default(),
-            pass: pass(want, charset, shape),
+            pass,
         }
     }
 

@@ -16,6 +16,7 @@
 
 use super::Want;
 use crate::platform::Charset;
+use crate::wc::classes::ByteClasses;
 
 /// How a counter goes through each chunk (see the module's table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +37,13 @@ pub(in crate::wc) struct ClassShape {
     pub standard_spaces: bool,
     /// The printable ASCII bytes are exactly 0x20..=0x7e.
     pub standard_print: bool,
+}
+
+impl ClassShape {
+    /// The shape of `classes`.
+    pub fn of(classes: &ByteClasses) -> ClassShape {
+        ClassShape { standard_spaces: classes.standard_spaces, standard_print: classes.standard_print }
+    }
 }
 
 /// The pass that counts `want` in a locale of `charset` whose byte classes have `shape`.

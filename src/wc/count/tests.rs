@@ -42,10 +42,15 @@ fn reference_c(input: &[u8]) -> Counts {
     c
 }
 
+/// A counter with the pass that `wc::plan` gives it.
+fn new_counter(want: Want, classes: &ByteClasses, charset: Charset) -> Counter<'_> {
+    Counter::new(want, classes, charset, pass(want, charset, ClassShape::of(classes)))
+}
+
 /// Counts `input` fed in the chunks that `cuts` (sorted offsets) make.
 fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
     let classes = ByteClasses::new(charset, false);
-    let mut counter = Counter::new(want, &classes, charset);
+    let mut counter = new_counter(want, &classes, charset);
     let mut prev = 0;
     for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
         counter.feed(&input[prev..cut]);
@@ -165,7 +170,7 @@ fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) ->
     for kernel in
         crate::testing::kernels("wc::count (every kernel against the references)").into_iter().map(Some).chain([None])
     {
-        let mut counter = Counter::new(want, &classes, charset);
+        let mut counter = new_counter(want, &classes, charset);
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             match kernel {
@@ -434,7 +439,7 @@ fn words_agree_as_the_lead_filter_stands_aside_and_looks_again() {
         [Want { words: true, ..Want::default() }, Want { lines: true, words: true, bytes: true, ..Want::default() }]
     {
         for kernel in crate::testing::kernels("wc::count (the lead filter's batches)") {
-            let mut counter = Counter::new(want, &classes, Charset::Utf8);
+            let mut counter = new_counter(want, &classes, Charset::Utf8);
             counter.feed_with(kernel, &input[..dense_end]);
             let after_dense = counter.lead_filter;
             counter.feed_with(kernel, &input[dense_end..free_end]);
@@ -489,7 +494,7 @@ fn characters_around_the_tally_batches(text: &str) {
             input[spot..spot + bad.len()].copy_from_slice(bad);
             let expected = wanted(reference_utf8(&input), want);
             for kernel in crate::testing::kernels("wc::count (-m around the tally batches)") {
-                let mut counter = Counter::new(want, &classes, Charset::Utf8);
+                let mut counter = new_counter(want, &classes, Charset::Utf8);
                 counter.feed_with(kernel, &input);
                 assert_eq!(wanted(counter.finish(), want), expected, "{kernel:?} spot {k} at {spot} {bad:x?}");
             }

@@ -73,6 +73,18 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
+    /// Whether `way` is the one timed cheaper, so that its next round is work, not a
+    /// measurement (a way being measured may be given a shorter round: the cost is per unit).
+    pub fn favours(&self, way: W) -> bool {
+        if self.only.is_some() {
+            return self.only == Some(way);
+        }
+        match self.cost {
+            [Some(a), Some(b)] => way == self.ways[usize::from(b < a)],
+            _ => false,
+        }
+    }
+
     /// From now on only `way` (the other failed here).
     pub fn only(&mut self, way: W) {
         self.only = Some(way);
@@ -132,6 +144,27 @@ mod tests {
         chooser.only('b');
         assert_eq!(round(&mut chooser, 1.0), 'b');
         assert_eq!(round(&mut chooser, 9.0), 'b');
+    }
+
+    #[test]
+    fn only_the_way_timed_cheaper_or_forced_is_favoured() {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        // Not yet timed both: neither.
+        for cost in [9.0, 0.2] {
+            assert!(!chooser.favours('a') && !chooser.favours('b'));
+            round(&mut chooser, cost);
+        }
+        assert!(!chooser.favours('a') && !chooser.favours('b'));
+        round(&mut chooser, 0.1);
+        assert!(chooser.favours('b') && !chooser.favours('a'));
+        // Rechecked and found cheaper: the other is favoured (a tie favours the first way).
+        for _ in 0..RECHECK {
+            round(&mut chooser, 0.1);
+        }
+        assert_eq!(round(&mut chooser, 0.1), 'a');
+        assert!(chooser.favours('a') && !chooser.favours('b'));
+        let forced = Chooser::new(['a', 'b'], 'a', Some('b'));
+        assert!(forced.favours('b') && !forced.favours('a'));
     }
 
     #[test]

@@ -509,11 +509,17 @@ def suite_scripts(args):
     # Outputs: rapidutils (every kernel) must print GNU 9.12's counts. Where GNU 9.12's own read
     # boundaries split a multibyte space (its bug: an extra word, see docs/COMPATIBILITY.md), GNU 9.1,
     # whose loop has no such bug for UTF-8 spaces, is taken as the reference.
+    # Peers that print other counts are marked WRONG and are not the best peer of their row.
+    wrong = set()
     for name, path in corpora.items():
         for o in opts:
             outs = {n: subprocess.run(a + o + [path], capture_output=True, env=env).stdout for n, a in impls.items()}
             ref = outs.get("gnu-9.12")
             mine = [v for n, v in outs.items() if n.startswith("rapidutils")]
+            good = {v for v in mine if v == ref or ref is None} or set(mine)
+            for n, v in outs.items():
+                if not n.startswith("rapidutils") and n != "gnu-9.12" and v not in good and ref is not None:
+                    wrong.add((' '.join(o) or '(default)', name, n))
             if ref is not None and any(v != ref for v in mine):
                 if o == ["-w"] or o == []:
                     alt = outs.get("gnu-9.1")
@@ -540,18 +546,22 @@ def suite_scripts(args):
         print(f"\n## wc {opt}, 100 MB per script, C.UTF-8, cached, pinned to CPU 0 ({args.rounds} rounds)\n\n{machine()}\n")
         # Each forced kernel against its own wc -l too (the yardstick holds for every kernel).
         own_of = ["rapidutils"] + [f"rapidutils-{k}" for k in kernels]
+        if any(w[0] == opt for w in wrong):
+            print("(**WRONG**: counts other than GNU 9.12's, and not the best peer)\n")
         print("| corpus | " + " | ".join(f"{n} ms" for n in names)
               + " | rapidutils / best peer | " + " | ".join(f"{n} / its own wc -l" for n in own_of) + " |")
         print("|" + "---|" * (len(names) + 2 + len(own_of)))
         for name in corpora:
             per = results[(opt, name)]
-            peers = [n for n in names if not n.startswith("rapidutils") and n != "busybox"]
+            peers = [n for n in names if not n.startswith("rapidutils") and n != "busybox"
+                     and (opt, name, n) not in wrong]
             ratios = [min(per[p][r] for p in peers) / per["rapidutils"][r] for r in range(args.rounds)] if peers else []
             own = []
             for n in own_of:
                 lines = results[("-l", name)][n]
                 own.append(f"{statistics.median(per[n][r] / lines[r] for r in range(args.rounds)):.2f}x")
-            cells = " | ".join(f"{statistics.median(per[n]):.1f}" for n in names)
+            cells = " | ".join(f"{statistics.median(per[n]):.1f}" + (" **WRONG**" if (opt, name, n) in wrong else "")
+                               for n in names)
             ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
             print(f"| {name} | {cells} | {ratio} | {' | '.join(own)} |")
         sys.stdout.flush()

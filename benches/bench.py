@@ -240,13 +240,25 @@ def prepare_inputs():
     # session to the next, whoever wrote the files.
     for path in (text, big):
         os.sync()
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+        read_back(path)
     return text, big, [os.path.join(small, f"f{i}") for i in range(10000)]
+
+
+def read_back(path):
+    """Drops `path` from the page cache and reads it once: it sits there as read from disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+
+
+def first_lines(path, size):
+    """The whole lines of the first `size` bytes of `path`."""
+    with open(path, "rb") as src:
+        data = src.read(size)
+    return data[: data.rfind(b"\n") + 1]
 
 
 def rotated(impls, rnd):
@@ -437,9 +449,7 @@ def page_cache_states(text):
     previous step in 4 KiB writes (small pages in the cache), and read back from disk (dropped
     from the cache, then read once: large folios). Mapping and reading rank differently in the
     two on some machines (an AMD EPYC Zen 3: see docs/ARCHITECTURE.md)."""
-    with open(text, "rb") as src:
-        data = src.read(100_000_000)
-    data = data[: data.rfind(b"\n") + 1]
+    data = first_lines(text, 100_000_000)
     states = {"just written (4 KiB writes)": os.path.join(BENCH_DIR, "written-100M"),
               "read back from disk": os.path.join(BENCH_DIR, "read-back-100M")}
     for path in states.values():
@@ -452,13 +462,7 @@ def page_cache_states(text):
         finally:
             os.close(fd)
     os.sync()
-    path = states["read back from disk"]
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+    read_back(states["read back from disk"])
     return states
 
 
@@ -475,20 +479,13 @@ def prepare_corpora():
     english = os.path.join(SCRIPTS_DIR, "english.txt")
     if not os.path.exists(english):
         text, _, _ = prepare_inputs()
-        with open(text, "rb") as src:
-            data = src.read(100_000_000)
         with open(english, "wb") as f:
-            f.write(data[: data.rfind(b"\n") + 1])
+            f.write(first_lines(text, 100_000_000))
     paths["english"] = english
     for name in corpora.NAMES:
         paths[name] = os.path.join(SCRIPTS_DIR, name + ".txt")
     for path in paths.values():
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+        read_back(path)
     return paths
 
 

@@ -113,7 +113,17 @@ fn large_files_are_counted_from_mappings() {
             assert_eq!(mapped, run(&format!("\"$GNU\" {opts} < big")), "wc {opts} against GNU");
         }
     }
-    if ZERO_COPY {
+    // Under qemu (the binaries of another architecture) strace sees the emulator's calls: its
+    // own mappings stand for the program's.
+    let emulated = arch() != std::env::consts::ARCH;
+    if ZERO_COPY && emulated {
+        skipped(
+            "wc_shape::large_files_are_counted_from_mappings",
+            "the strace count of mappings and reads",
+            "under qemu strace sees the emulator's system calls, not the program's",
+        );
+    }
+    if ZERO_COPY && !emulated {
         // Mapping forced: only the tail past the last whole window (under 2 MiB) is read. Left
         // to choose, on 6 MiB and a bit: the first MiB is read (the untimed first round), a
         // window of 4 MiB mapped, a MiB read (each way timed once; a read that measures takes

@@ -170,8 +170,9 @@ MUSL_SKIP := locale_diff:: cat_diff::errors_in_the_middle_keep_order_and_status 
 	hostile::fifos_and_sockets hostile::wc_totals_that_overflow_are_reported_like_gnu \
 	wc_diff::every_character_class_and_width_as_the_c_library_says wc_diff::every_code_point_counts_as_gnu_counts_it \
 	wc_diff::every_corpus_counts_as_gnu_in_every_kernel wc_diff::every_option_combination_on_files_stdin_and_pipes \
-	wc_diff::every_simd_kernel_counts_the_same wc_diff::large_files_counted_in_two_halves_as_in_one \
-	wc_diff::other_multibyte_locales_go_through_mbrtowc_as_gnu wc_diff::widths_for_files_redirected_stdin_pipes_and_offsets
+	wc_diff::every_simd_kernel_counts_the_same wc_diff::large_files_counted_on_two_threads_as_on_one \
+	wc_diff::other_multibyte_locales_go_through_mbrtowc_as_gnu wc_diff::widths_for_files_redirected_stdin_pipes_and_offsets \
+	wc_diff::characters_across_gnus_reads_count_once
 test-musl:
 	@rustup target list --installed | grep -qx $(MUSL) || rustup target add $(MUSL)
 	$(CARGO) test --release --target $(MUSL) --features portable -- $(MUSL_SKIP:%=--skip %)

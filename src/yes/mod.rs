@@ -70,7 +70,9 @@ fn run(line: &[u8]) -> io::Error {
     if let Err(err) = sink::write_all(platform::STDOUT, line) {
         return err;
     }
-    let mut buf = vec![0; whole_lines(line, WRITE_BUFFER_MIN)];
+    // Whole lines from any phase: a write of WRITE_BUFFER_MIN bytes may start anywhere in the
+    // pattern (where a zero-copy path stopped, or the relay's set-up, which writes from it).
+    let mut buf = vec![0; whole_lines(line, WRITE_BUFFER_MIN + line.len())];
     fill(&mut buf, line);
     let mut offset = 0;
     let is_pipe = matches!(platform::fstat(platform::STDOUT), Ok(info) if info.kind == FileKind::Pipe);
@@ -83,7 +85,7 @@ fn run(line: &[u8]) -> io::Error {
         if let Err(err) = sink::write_all(platform::STDOUT, &buf) {
             return err;
         }
-        match splice_forever(line) {
+        match splice_forever(line, &buf) {
             Outcome::Failed(err) => return err,
             Outcome::Unsupported { offset: stopped_at } => offset = stopped_at,
         }
@@ -135,10 +137,10 @@ enum Outcome {
 /// `vmsplice` of a 1 MiB buffer 44 / 15; `tee` straight from the private pipe into stdout
 /// 61 / 14; the relay 57 / 40. The relay is the only one that holds up when the reader runs on
 /// another CPU, which is the usual case.
-fn splice_forever(line: &[u8]) -> Outcome {
+fn splice_forever(line: &[u8], lines: &[u8]) -> Outcome {
     let want = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
     let capacity = platform::set_pipe_size(platform::STDOUT, want).unwrap_or(platform::PIPE_SIZE_DEFAULT);
-    relay_forever(line, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
+    relay_forever(line, lines, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
 }
 
 /// Waits after EAGAIN (None: go on); sorts other errors into fallback or failure.
@@ -160,10 +162,11 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
 /// The private pipe is filled by `write` (uutils' way), so its pages are the kernel's own: with
 /// `vmsplice` of a buffer of lines (GNU 9.12's way, and ours before) a `read()` reader of
 /// stdout ran at 1.5-8.7 GiB/s from round to round on an AMD EPYC (Zen 3) VM, where uutils'
-/// written pipe gave 7.5-10.1 in every round. The writes come from [`SOURCE_PAGES`] pages
-/// of lines, each a whole number of pages, so the pipe's pages are full and the set-up
-/// faults in 16 pages of ours, not the pipe's worth (which delayed `yes | head -n1`).
-fn relay_forever(line: &[u8], capacity: usize) -> Option<Outcome> {
+/// written pipe gave 7.5-10.1 in every round. Each write is a whole number of pages, at most
+/// [`SOURCE_PAGES`], so the pipe's pages are full; they come from `lines` (the write loop's
+/// buffer: whole lines from any phase for at least WRITE_BUFFER_MIN bytes), so the set-up
+/// fills and touches no memory of its own.
+fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
     let (source, source_in) = platform::pipe().ok()?;
     let (relay, relay_in) = platform::pipe().ok()?;
     let cap = platform::set_pipe_size(source_in.as_raw_fd(), capacity).ok()?;
@@ -174,22 +177,19 @@ fn relay_forever(line: &[u8], capacity: usize) -> Option<Outcome> {
     if len == 0 {
         return None;
     }
-    // Lines from any phase: a write of `chunk` bytes starting `phase` bytes into the pattern.
-    let chunk = (platform::page_size() * SOURCE_PAGES).min(len);
-    let mut lines = PageBuffer::new(whole_lines(line, chunk + line.len())).ok()?;
-    fill(lines.as_mut_slice(), line);
+    // A write of `chunk` bytes starting `phase` bytes into the pattern, from `lines`.
+    let chunk = (platform::page_size() * SOURCE_PAGES).min(len).min(WRITE_BUFFER_MIN);
     // Never blocks: a pipe that took less than asked ends the set-up.
     platform::set_nonblocking(source_in.as_raw_fd(), true).ok()?;
     let mut written = 0;
     while written < len {
         let phase = written % line.len();
         let n = chunk.min(len - written);
-        if platform::write(source_in.as_raw_fd(), &lines.as_slice()[phase..phase + n]).ok()? != n {
+        if platform::write(source_in.as_raw_fd(), &lines[phase..phase + n]).ok()? != n {
             return None;
         }
         written += n;
     }
-    drop(lines);
     loop {
         // The relay is empty and as large as the source, so one tee copies all of it.
         match platform::tee(source.as_raw_fd(), relay_in.as_raw_fd(), len) {

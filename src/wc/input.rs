@@ -158,10 +158,7 @@ fn count_range(
                 pos += n as u64;
                 match counter.as_mut() {
                     Some(counter) => counter.feed(&buf[..n]),
-                    None => {
-                        counts.bytes += n as u64;
-                        counts.lines += count::count_lines(&buf[..n]);
-                    }
+                    None => count::add_lines_and_bytes(&mut counts, &buf[..n]),
                 }
             }
             Err(err) => {

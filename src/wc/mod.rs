@@ -455,11 +455,7 @@ impl Wc {
         let pass = match count {
             Count::Lines => {
                 let mut counts = Counts::default();
-                let count = |counts: &mut Counts, chunk: &[u8]| {
-                    counts.bytes += chunk.len() as u64;
-                    counts.lines += count::count_lines(chunk);
-                };
-                let error = feed_input(fd, info, &mut self.buffers, &mut counts, count, share);
+                let error = feed_input(fd, info, &mut self.buffers, &mut counts, count::add_lines_and_bytes, share);
                 return (counts, error);
             }
             Count::Counter(pass) => pass,

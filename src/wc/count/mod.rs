@@ -179,3 +179,10 @@ impl<'a> Counter<'a> {
 pub fn count_lines(buf: &[u8]) -> u64 {
     platform::simd::count_byte(buf, b'\n')
 }
+
+/// Lines and bytes of one chunk added to `counts` (the count of `Count::Lines`, on either
+/// thread).
+pub fn add_lines_and_bytes(counts: &mut Counts, chunk: &[u8]) {
+    counts.bytes += chunk.len() as u64;
+    counts.lines += count_lines(chunk);
+}

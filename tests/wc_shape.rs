@@ -125,9 +125,9 @@ fn large_files_are_counted_from_mappings() {
     }
     if ZERO_COPY && !emulated {
         // Mapping forced: only the tail past the last whole window (under 2 MiB) is read. Left
-        // to choose, on 6 MiB and a bit: the first MiB is read (the untimed first round), a
-        // window of 4 MiB mapped, a MiB read (each way timed once; a read that measures takes
-        // 1 MiB), and the tail, under 2 MiB, read.
+        // to choose, on 6 MiB and a bit: the first MiB is read, a window of 4 MiB mapped (each
+        // way's untimed first round; a read that measures takes 1 MiB), and the rest, under
+        // 2 MiB, read.
         let log = dir.0.join("trace");
         let mid = &data[..(6 << 20) + 12_345];
         dir.file("mid", mid);

@@ -100,8 +100,8 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Vec
 /// `sendfile` or by read/write, whichever is cheaper here: 10,000 files of 1 KiB into
 /// /dev/null took 84.6 ms by sendfile and 75.0 by read/write on an AMD EPYC (Zen 3) VM, 18.1
 /// against 22.5 ms on an Intel Xeon (Sapphire Rapids) VM. Batches of this many files are the
-/// rounds of the choice (`common::choose`): the first by sendfile, then one read/write, one
-/// sendfile, then the cheaper.
+/// rounds of the choice (`common::choose`): the first by sendfile and one by read/write (not
+/// timed), then one read/write, one sendfile, then the cheaper.
 const SMALL_BATCH: u32 = 16;
 
 /// The choice for small files (see [`SMALL_BATCH`]) and the batch under way.

@@ -630,7 +630,7 @@ def suite_startup(args):
             "wc", False, lambda argv: " ".join(argv) + f" {tiny} {tiny}", "ja_JP.EUC-JP"),
     }
     results = {}
-    runs = 50 if args.quick else 200
+    runs = 50 if args.quick else 120
     saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
     for case, (tool, shell, make, lang) in cases.items():
         wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12")
@@ -642,9 +642,14 @@ def suite_startup(args):
                 os.environ.pop(k, None)
             os.environ["LANG"] = lang
         per = {n: [] for n in names}
-        for _ in range(1 if args.quick else 3):
-            means = hyperfine_mean([make(a) for a in argvs], runs, shell)
-            for n, m in zip(names, means):
+        # hyperfine runs each command's runs in one go: the order of the commands is rotated
+        # from session to session, so that a drift of the machine during a session (and
+        # whoever runs first after the warm-ups) falls on each implementation in turn.
+        for session in range(1 if args.quick else len(names)):
+            order = names[session:] + names[:session]
+            argv_of = dict(zip(names, argvs))
+            means = hyperfine_mean([make(argv_of[n]) for n in order], runs, shell)
+            for n, m in zip(order, means):
                 per[n].append(m * 1000)
         for k, v in saved.items():
             if v is None:

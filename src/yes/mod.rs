@@ -169,9 +169,11 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
 /// of the pipe is that unit's pages again, by doubling (`tee` into the relay, `splice` back),
 /// so all a `read()` reader of stdout copies from is those few pages, which stay in its caches
 /// whatever their size on this CPU: into a `read(128K)` reader, 2-byte line, Intel Xeon, a
-/// 16 KiB to 256 KiB unit gave 14.6-15.0 GiB/s where a pipe of 1 MiB of written pages (as
-/// uutils') gave 13.4, and 13.7 for uutils, same rounds. The writes come from `lines` (the
-/// write loop's buffer), so the set-up fills and touches no memory of its own.
+/// pipe of copies of a 16 KiB to 256 KiB unit gave 14.6-15.0 GiB/s where a pipe of 1 MiB of
+/// written pages (as uutils') gave 13.4, and 13.7 for uutils, same rounds. 64 KiB keeps the
+/// part of a page left empty after each copy under 1/16 for any line that fits. The writes
+/// come from `lines` (the write loop's buffer), so the set-up fills and touches no memory of
+/// its own.
 fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
     let (source, source_in) = platform::pipe().ok()?;
     let (relay, relay_in) = platform::pipe().ok()?;
@@ -180,7 +182,7 @@ fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> 
         return None;
     }
     let page = platform::page_size();
-    let (unit, copies) = match UNIT.max(page) / line.len() * line.len() {
+    let (unit, copies) = match UNIT.max(page).min(cap) / line.len() * line.len() {
         // Lines longer than a unit: as many as the pipe holds, written.
         0 => (cap / line.len() * line.len(), 1),
         // Each copy of the unit takes whole pipe buffers (a page each, the last one part full).

@@ -42,8 +42,7 @@ pub struct Chooser<W> {
 
 impl<W: Copy + PartialEq> Chooser<W> {
     /// Chooses between `ways` (timed in that order), after a first round `warm_up` and one
-    /// the other way, neither timed; `only`
-    /// forces one.
+    /// the other way, neither timed; `only` forces one.
     pub fn new(ways: [W; 2], warm_up: W, only: Option<W>) -> Chooser<W> {
         Chooser { ways, warm_up, warm: [false; 2], cost: [None, None], since_check: 0, current: 0, only }
     }

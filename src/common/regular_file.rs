@@ -14,9 +14,9 @@
 //! each mapped, faulted and unmapped on its own; read back from disk it sits in large
 //! folios, mapped a few at a time. So each file is measured as it is fed, 4 MiB windows
 //! being the rounds of a [`Chooser`]: a first round read and one mapped (not timed), then
-//! one each way, then the
-//! cheaper, the other rechecked now and then; a read round that only measures takes
-//! [`READ_PROBE`]. `RAPIDUTILS_INPUT=map|read` forces one way (tests, comparisons).
+//! one each way, then the cheaper, the other rechecked now and then; a read round that only
+//! measures takes [`READ_PROBE`]. `RAPIDUTILS_INPUT=map|read` forces one way (tests,
+//! comparisons).
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is

@@ -121,40 +121,36 @@ def report(title, unit, results, higher_is_better=True):
             + " | spread | rapidutils / best peer (median of per-round ratios) |")
     print(head)
     print("|" + "---|" * (len(impls) + 3))
+    # The peers named by the targets: GNU 9.1, GNU 9.12, uutils (busybox is shown, not a peer).
+    peers = [i for i in impls if not i.startswith("rapidutils") and i != "busybox"]
+    # Where rounds spread, the best of several peers in a round is the luckiest of them: the
+    # ratio against each peer alone says whether rapidutils is behind or the round was.
+    per_peer = []
     for case, per_impl in results.items():
         cells = " | ".join(f"{statistics.median(per_impl[i]):.2f} ({min(per_impl[i]):.2f}-{max(per_impl[i]):.2f})"
                            for i in impls)
         spread = max(max(v) / min(v) for v in per_impl.values() if min(v) > 0)
         spread_cell = f"{spread:.1f}" + (" **!**" if spread > SPREAD_MARK else "")
+        mine = per_impl["rapidutils"]
         ratios = []
-        for r in range(len(per_impl["rapidutils"])):
-            # The peers named by the targets: GNU 9.1, GNU 9.12, uutils (busybox is shown, not a peer).
-            peers = [per_impl[i][r] for i in impls if not i.startswith("rapidutils") and i != "busybox"]
-            if not peers:
-                continue
-            best = max(peers) if higher_is_better else min(peers)
-            mine = per_impl["rapidutils"][r]
-            ratios.append(mine / best if higher_is_better else best / mine)
+        for r in range(len(mine) if peers else 0):
+            in_round = [per_impl[i][r] for i in peers]
+            best = max(in_round) if higher_is_better else min(in_round)
+            ratios.append(mine[r] / best if higher_is_better else best / mine[r])
         ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
         print(f"| {case} | {cells} | {spread_cell} | {ratio} |")
+        if spread > SPREAD_MARK:
+            each = []
+            for i in peers:
+                alone = [(m / p if higher_is_better else p / m) for m, p in zip(mine, per_impl[i]) if m > 0 and p > 0]
+                if alone:
+                    each.append(f"{i} {statistics.median(alone):.2f}x")
+            if each:
+                per_peer.append(f"- {case}: rapidutils / each peer (median of per-round ratios): {', '.join(each)}")
     print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils; "
           f"**!**: a max/min spread above {SPREAD_MARK:g})")
-    # Where rounds spread, the best of several peers in a round is the luckiest of them: the
-    # ratio against each peer alone says whether rapidutils is behind or the round was.
-    for case, per_impl in results.items():
-        spread = max(max(v) / min(v) for v in per_impl.values() if min(v) > 0)
-        if spread <= SPREAD_MARK:
-            continue
-        mine = per_impl["rapidutils"]
-        each = []
-        for i in impls:
-            if i.startswith("rapidutils") or i == "busybox":
-                continue
-            ratios = [(m / p if higher_is_better else p / m) for m, p in zip(mine, per_impl[i]) if m > 0 and p > 0]
-            if ratios:
-                each.append(f"{i} {statistics.median(ratios):.2f}x")
-        if each:
-            print(f"- {case}: rapidutils / each peer (median of per-round ratios): {', '.join(each)}")
+    for line in per_peer:
+        print(line)
     sys.stdout.flush()
 
 
@@ -645,9 +641,9 @@ def suite_startup(args):
         # hyperfine runs each command's runs in one go: the order of the commands is rotated
         # from session to session, so that a drift of the machine during a session (and
         # whoever runs first after the warm-ups) falls on each implementation in turn.
+        argv_of = dict(zip(names, argvs))
         for session in range(1 if args.quick else len(names)):
             order = names[session:] + names[:session]
-            argv_of = dict(zip(names, argvs))
             means = hyperfine_mean([make(argv_of[n]) for n in order], runs, shell)
             for n, m in zip(order, means):
                 per[n].append(m * 1000)

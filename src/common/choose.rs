@@ -75,7 +75,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
             self.warm[index] = true;
             return;
         }
-        let timed_both = self.cost.iter().all(Option::is_some);
+        let timed_both = self.timed_both();
         let checking = timed_both && self.since_check >= RECHECK;
         self.cost[index] = Some(nanos as f64 / units as f64);
         if let [Some(a), Some(b)] = self.cost {
@@ -100,7 +100,12 @@ impl<W: Copy + PartialEq> Chooser<W> {
         if self.only.is_some() {
             return self.only == Some(way);
         }
-        self.cost.iter().all(Option::is_some) && way == self.ways[self.current]
+        self.timed_both() && way == self.ways[self.current]
+    }
+
+    /// Whether each way has been timed at least once.
+    fn timed_both(&self) -> bool {
+        self.cost.iter().all(Option::is_some)
     }
 
     /// From now on only `way` (the other failed here).

@@ -21,7 +21,20 @@ pub struct PageBuffer {
 }
 
 impl PageBuffer {
+    /// A buffer about to be written whole: its pages are faulted in by the one call that maps
+    /// them.
     pub fn new(len: usize) -> io::Result<PageBuffer> {
+        PageBuffer::map(len, POPULATE)
+    }
+
+    /// A buffer of which maybe only the first page is used (wc's first reads: a script's
+    /// input is often a few bytes): each page is faulted in when first touched. Populating
+    /// 64 KiB cost 22 us of a 0.73 ms `wc tiny tiny` (Intel Xeon, Sapphire Rapids, KVM).
+    pub fn on_demand(len: usize) -> io::Result<PageBuffer> {
+        PageBuffer::map(len, 0)
+    }
+
+    fn map(len: usize, populate: libc::c_int) -> io::Result<PageBuffer> {
         let page = page_size();
         let map_len = len.max(1).div_ceil(page) * page;
         // SAFETY: an anonymous private mapping with no address hint; the result is checked.
@@ -30,7 +43,7 @@ impl PageBuffer {
                 std::ptr::null_mut(),
                 map_len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANON | POPULATE,
+                libc::MAP_PRIVATE | libc::MAP_ANON | populate,
                 -1,
                 0,
             )
@@ -97,8 +110,9 @@ mod tests {
         let page = page_size();
         assert!(page.is_power_of_two());
         let mut frozen = Vec::new();
-        for len in [0, 1, page - 1, page, page + 1, HUGE_PAGE, HUGE_PAGE + 3] {
-            let mut buf = PageBuffer::new(len).unwrap();
+        for (i, len) in [0, 1, page - 1, page, page + 1, HUGE_PAGE, HUGE_PAGE + 3].into_iter().enumerate() {
+            // Populated and on-demand mappings in turn.
+            let mut buf = if i % 2 == 0 { PageBuffer::new(len) } else { PageBuffer::on_demand(len) }.unwrap();
             assert_eq!(buf.as_slice().len(), len);
             assert_eq!(buf.as_slice().as_ptr() as usize % page, 0, "len {len}");
             assert!(buf.as_slice().iter().all(|&b| b == 0), "len {len}");

@@ -184,7 +184,7 @@ pub(super) struct Buffers {
 impl Buffers {
     pub(super) fn small(&mut self) -> io::Result<&mut [u8]> {
         if self.small.is_none() {
-            self.small = Some(platform::PageBuffer::new(BUFFER_SIZE)?);
+            self.small = Some(platform::PageBuffer::on_demand(BUFFER_SIZE)?);
         }
         Ok(self.small.as_mut().expect("buffer just made").as_mut_slice())
     }

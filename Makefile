@@ -313,8 +313,8 @@ check-system-package: packaging-deps
 	@ls target/package/rapidutils-coreutils_*.deb >/dev/null 2>&1 || bash packaging/check.sh deb
 	bash packaging/chroot-test.sh
 
-# Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (needs hyperfine, and
-# `cargo install uu_yes --root /opt/uutils` for uutils).
+# Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (uutils from
+# `cargo install uu_yes --root /opt/uutils`).
 bench: test-deps
 	python3 benches/bench.py
 

@@ -580,26 +580,42 @@ def suite_scripts(args):
         sys.stdout.flush()
 
 
-def hyperfine_mean(commands, runs, shell):
-    """Mean seconds of each command, measured by hyperfine in one interleaved session."""
-    out = os.path.join("/tmp", f"ru-bench-{os.getpid()}.json")
-    cmd = ["hyperfine", "-w", "20", "-r", str(runs), "--export-json", out, "--style", "none"]
-    if not shell:
-        cmd.append("-N")
-    subprocess.run(cmd + commands, check=True, stdout=subprocess.DEVNULL)
-    import json
-    with open(out) as f:
-        data = json.load(f)
-    os.unlink(out)
-    return [statistics.median(r["times"]) for r in data["results"]]
+# Runs of each start-up command before the timed ones (page cache, branch predictors).
+STARTUP_WARMUP = 20
+
+
+def interleaved_runs(commands, runs, shell):
+    """Wall seconds of each run of each command, the commands taking turns run by run (in an
+    order shuffled every run), pinned to CPU 0, output to /dev/null. hyperfine runs one
+    command's runs in a row, so a drift of the machine during a session fell on one
+    implementation: GNU 9.1's `LANG=ja_JP.EUC-JP wc -l tiny` read 0.55 ms in a session where its
+    C-locale row read 0.95. Run by run, every drift falls on all alike, and run i of each
+    command makes round i of the per-round ratios."""
+    argvs = [["/bin/sh", "-c", c] if shell else c.split() for c in commands]
+    devnull = os.open(os.devnull, os.O_RDWR)
+    actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+    times = [[] for _ in commands]
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})
+    try:
+        for run in range(-STARTUP_WARMUP, runs):
+            order = list(range(len(commands)))
+            random.Random(run).shuffle(order)
+            for i in order:
+                start = time.perf_counter()
+                pid = os.posix_spawn(argvs[i][0], argvs[i], os.environ, file_actions=actions)
+                _, status = os.waitpid(pid, 0)
+                elapsed = time.perf_counter() - start
+                if run >= 0:
+                    times[i].append(elapsed)
+    finally:
+        os.sched_setaffinity(0, saved)
+        os.close(devnull)
+    return times
 
 
 def suite_startup(args):
-    if not shutil.which("hyperfine"):
-        print("hyperfine not installed: start-up suite skipped (apt-get install hyperfine)", file=sys.stderr)
-        sys.exit(1)
-    # busybox and uutils are left out: the target is GNU 9.1's start-up (hyperfine time grows
-    # with every command in the session).
+    # busybox is left out (its applets share one binary, like rapidutils' multi-call column).
     text, _, _ = prepare_inputs()
     tiny = os.path.join(BENCH_DIR, "tiny")
     os.makedirs(BENCH_DIR, exist_ok=True)
@@ -630,10 +646,10 @@ def suite_startup(args):
             "wc", False, lambda argv: " ".join(argv) + f" {tiny} {tiny}", "ja_JP.EUC-JP"),
     }
     results = {}
-    runs = 50 if args.quick else 120
+    runs = 50 if args.quick else 300
     saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
     for case, (tool, shell, make, lang) in cases.items():
-        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12")
+        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12", "uutils")
         impls = {k: v for k, v in implementations(tool).items() if k in wanted}
         names = list(impls) + ["rapidutils (multi-call)"]
         argvs = list(impls.values()) + [[multi, tool]]
@@ -641,23 +657,16 @@ def suite_startup(args):
             for k in ("LC_ALL", "LANGUAGE"):
                 os.environ.pop(k, None)
             os.environ["LANG"] = lang
-        per = {n: [] for n in names}
-        # hyperfine runs each command's runs in one go: the order of the commands is rotated
-        # from session to session, so that a drift of the machine during a session (and
-        # whoever runs first after the warm-ups) falls on each implementation in turn.
-        argv_of = dict(zip(names, argvs))
-        for session in range(1 if args.quick else len(names)):
-            order = names[session:] + names[:session]
-            means = hyperfine_mean([make(argv_of[n]) for n in order], runs, shell)
-            for n, m in zip(order, means):
-                per[n].append(m * 1000)
+        times = interleaved_runs([make(argv) for argv in argvs], runs, shell)
+        per = {n: [t * 1000 for t in ts] for n, ts in zip(names, times)}
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
         results[case] = per
-    report("start-up (hyperfine median, ms; lower is better)", "ms", results, higher_is_better=False)
+    report(f"start-up ({runs} interleaved runs, pinned to CPU 0; median ms, lower is better)", "ms", results,
+           higher_is_better=False)
 
 
 def main():

@@ -65,7 +65,7 @@ fn hwcap_allowed(tunables: &[u8], cap: &str) -> bool {
 /// virtual machine each one exits to the hypervisor, 1.5 us on a KVM guest of an Intel Xeon,
 /// Sapphire Rapids: 18 us of every start-up.) A vector set counts only where the operating
 /// system saves its registers (XCR0), as std and gnulib require.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn detect() -> Features {
     let bit = |word: u32, n: u32| word >> n & 1 == 1;
     let max_leaf = cpuid(0).eax;
@@ -92,8 +92,23 @@ fn detect() -> Features {
     }
 }
 
+/// Under Miri, which runs no `cpuid`: what the build itself assumes, as std's detection says
+/// there.
+#[cfg(all(target_arch = "x86_64", miri))]
+fn detect() -> Features {
+    Features {
+        sse2: cfg!(target_feature = "sse2"),
+        popcnt: cfg!(target_feature = "popcnt"),
+        avx2: cfg!(target_feature = "avx2"),
+        bmi2: cfg!(target_feature = "bmi2"),
+        avx512bw: cfg!(target_feature = "avx512bw"),
+        avx512vbmi2: cfg!(target_feature = "avx512vbmi") && cfg!(target_feature = "avx512vbmi2"),
+        ..Features::default()
+    }
+}
+
 /// `cpuid` of `leaf`, sub-leaf 0.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[allow(unused_unsafe, reason = "safe to call from Rust 1.94 on; unsafe before (rust-version)")]
 fn cpuid(leaf: u32) -> std::arch::x86_64::CpuidResult {
     // SAFETY: every x86-64 CPU has CPUID, and a leaf it lacks only returns other data (leaf 7
@@ -105,7 +120,7 @@ fn cpuid(leaf: u32) -> std::arch::x86_64::CpuidResult {
 ///
 /// # Safety
 /// The CPU has XGETBV enabled (CPUID.1:ECX.OSXSAVE).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "xsave")]
 unsafe fn xcr0() -> u64 {
     // SAFETY: the caller's guarantee.

@@ -60,36 +60,77 @@ fn hwcap_allowed(tunables: &[u8], cap: &str) -> bool {
     true
 }
 
-/// The features from three `cpuid` leaves and `xgetbv`: what the kernels use, and only that.
-/// (std's `is_x86_feature_detected!` asks for every feature it knows, about ten `cpuid`s; in a
-/// virtual machine each one exits to the hypervisor, 1.5 us on a KVM guest of an Intel Xeon,
-/// Sapphire Rapids: 18 us of every start-up.) A vector set counts only where the operating
-/// system saves its registers (XCR0), as std and gnulib require.
+/// The features from CPUID leaves 1 and 7 and XCR0: what the kernels use, and only that. A
+/// vector set counts only where the operating system saves its registers (XCR0), as std and
+/// gnulib require.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn detect() -> Features {
     let bit = |word: u32, n: u32| word >> n & 1 == 1;
-    let max_leaf = cpuid(0).eax;
-    let leaf1 = cpuid(1);
-    let leaf7 =
-        if max_leaf >= 7 { cpuid(7) } else { std::arch::x86_64::CpuidResult { eax: 0, ebx: 0, ecx: 0, edx: 0 } };
-    let xcr0 = if bit(leaf1.ecx, 27) {
+    let ([_, _, ecx1, edx1], [_, ebx7, ecx7, _]) = leaves();
+    let xcr0 = if bit(ecx1, 27) {
         // SAFETY: OSXSAVE (CPUID.1:ECX bit 27) says XGETBV is enabled; register 0 is XCR0.
         unsafe { xcr0() }
     } else {
         0
     };
     // SSE, AVX and (for AVX-512) opmask, upper ZMM0-15 and ZMM16-31 state saved.
-    let os_avx = xcr0 & 0b110 == 0b110 && bit(leaf1.ecx, 28);
-    let os_avx512 = os_avx && xcr0 & 0b1110_0000 == 0b1110_0000 && bit(leaf7.ebx, 16);
+    let os_avx = xcr0 & 0b110 == 0b110 && bit(ecx1, 28);
+    let os_avx512 = os_avx && xcr0 & 0b1110_0000 == 0b1110_0000 && bit(ebx7, 16);
     Features {
-        sse2: bit(leaf1.edx, 26),
-        popcnt: bit(leaf1.ecx, 23),
-        avx2: os_avx && bit(leaf7.ebx, 5),
-        bmi2: bit(leaf7.ebx, 8),
-        avx512bw: os_avx512 && bit(leaf7.ebx, 30),
-        avx512vbmi2: os_avx512 && bit(leaf7.ecx, 1) && bit(leaf7.ecx, 6),
+        sse2: bit(edx1, 26),
+        popcnt: bit(ecx1, 23),
+        avx2: os_avx && bit(ebx7, 5),
+        bmi2: bit(ebx7, 8),
+        avx512bw: os_avx512 && bit(ebx7, 30),
+        avx512vbmi2: os_avx512 && bit(ecx7, 1) && bit(ecx7, 6),
         ..Features::default()
     }
+}
+
+/// CPUID leaves 1 and 7 (sub-leaf 0), each as EAX, EBX, ECX, EDX: glibc's copies, taken at its
+/// own start-up (`__x86_get_cpuid_feature_leaf`, glibc 2.33, <sys/platform/x86.h>), so that no
+/// `cpuid` runs here. In a virtual machine each `cpuid` exits to the hypervisor: 1.5 us on a KVM
+/// guest of an Intel Xeon (Sapphire Rapids), where std's `is_x86_feature_detected!`, which asks
+/// about ten leaves, was 18 us of every start-up.
+#[cfg(all(target_arch = "x86_64", target_env = "gnu", not(miri)))]
+fn leaves() -> ([u32; 4], [u32; 4]) {
+    /// glibc's `struct cpuid_feature`.
+    #[repr(C)]
+    struct CpuidFeature {
+        cpuid: [u32; 4],
+        /// What glibc makes of them (its tunables applied): not used, gnulib's reading of the
+        /// tunables is applied in [`features`].
+        _active: [u32; 4],
+    }
+    unsafe extern "C" {
+        fn __x86_get_cpuid_feature_leaf(index: std::ffi::c_uint) -> *const CpuidFeature;
+    }
+    // glibc's CPUID_INDEX_1 and CPUID_INDEX_7 (<bits/platform/x86.h>).
+    let leaf = |index| {
+        // SAFETY: the function takes any index and returns a pointer to glibc's static copy of
+        // that leaf (a zeroed one past its table), which lives as long as the process.
+        let feature = unsafe { __x86_get_cpuid_feature_leaf(index) };
+        // SAFETY: non-null, it points to a `struct cpuid_feature`, which `CpuidFeature` spells.
+        unsafe { feature.as_ref() }.map(|f| f.cpuid)
+    };
+    match (leaf(0), leaf(1)) {
+        (Some(leaf1), Some(leaf7)) => (leaf1, leaf7),
+        _ => cpuid_leaves(),
+    }
+}
+
+/// [`leaves`] where the C library keeps no copy: from `cpuid` itself.
+#[cfg(all(target_arch = "x86_64", not(target_env = "gnu"), not(miri)))]
+fn leaves() -> ([u32; 4], [u32; 4]) {
+    cpuid_leaves()
+}
+
+/// CPUID leaves 1 and 7 (sub-leaf 0) from `cpuid` (three of them: leaf 0 says whether 7 exists).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn cpuid_leaves() -> ([u32; 4], [u32; 4]) {
+    let words = |r: std::arch::x86_64::CpuidResult| [r.eax, r.ebx, r.ecx, r.edx];
+    let leaf7 = if cpuid(0).eax >= 7 { words(cpuid(7)) } else { [0; 4] };
+    (words(cpuid(1)), leaf7)
 }
 
 /// Under Miri, which runs no `cpuid`: what the build itself assumes, as std's detection says
@@ -179,6 +220,15 @@ mod tests {
         assert_eq!(f.avx512vbmi2, has!("avx512vbmi") && has!("avx512vbmi2"));
         assert_eq!(f.bmi2, has!("bmi2"));
         assert_eq!(f.popcnt, has!("popcnt"));
+    }
+
+    /// The words of the two leaves that the features come from are what `cpuid` answers, in
+    /// glibc's copies too (leaf 1's EBX holds the APIC ID of whichever CPU ran it: not used).
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    fn leaves_are_the_cpus() {
+        let used = |(leaf1, leaf7): ([u32; 4], [u32; 4])| (leaf1[2], leaf1[3], leaf7[1], leaf7[2]);
+        assert_eq!(used(super::leaves()), used(super::cpuid_leaves()));
     }
 
     /// What the kernel says the CPU has (`/proc/cpuinfo`, Linux on x86-64) is what was detected.

@@ -604,7 +604,7 @@ def interleaved_runs(commands, runs, shell):
             for i in order:
                 start = time.perf_counter()
                 pid = os.posix_spawn(argvs[i][0], argvs[i], os.environ, file_actions=actions)
-                _, status = os.waitpid(pid, 0)
+                os.waitpid(pid, 0)
                 elapsed = time.perf_counter() - start
                 if run >= 0:
                     times[i].append(elapsed)

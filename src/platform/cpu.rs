@@ -208,7 +208,7 @@ mod tests {
         }
     }
 
-    /// The three leaves say what std's detection (which asks every leaf) says.
+    /// The features are what std's detection (which asks every leaf it knows) says.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn detection_agrees_with_std() {

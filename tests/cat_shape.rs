@@ -106,6 +106,67 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
 }
 
 #[test]
+fn a_large_file_into_a_file_takes_4_mib_turns_by_copy_file_range_and_the_relay() {
+    // A regular file of 12 MiB or more into a regular file on the same file system: a first
+    // round of 4 MiB by copy_file_range, a second through the relay pipe, then more rounds by
+    // whichever costs less here (not asserted: it depends on the machine). Forced either way,
+    // one way alone: copy_file_range asked for all of it at once, or the relay alone. Never
+    // read/write, and the same bytes every time.
+    let dir = TempDir::new("cat-shape-file");
+    let data = noise((20 << 20) + 12_345, 5);
+    let src = dir.file("big", &data);
+    let out = dir.0.join("out");
+    let log = dir.0.join("trace");
+    for forced in [None, Some("copy_file_range"), Some("relay")] {
+        let mut cmd = Command::new("strace");
+        cmd.args(["-qq", "-e", "trace=open,openat,read,write,splice,copy_file_range", "-o"])
+            .arg(&log)
+            .arg(ours("cat"))
+            .arg(&src)
+            .env("LC_ALL", "C")
+            .stdout(std::fs::File::create(&out).unwrap());
+        if let Some(way) = forced {
+            cmd.env("RAPIDUTILS_COPY", way);
+        }
+        let outcome = run_piped_keep_stdout(cmd, None);
+        assert!(outcome.stderr.is_empty() && outcome.status == "Some(0)", "{forced:?}: {}", outcome.stderr_text());
+        assert!(std::fs::read(&out).unwrap() == data, "{forced:?}: bytes differ");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let trace = after_open(&text, &src.display().to_string());
+        let label = format!("{forced:?}\n{}", trace.lines().take(16).collect::<Vec<_>>().join("\n"));
+        assert_eq!(calls(trace, "read(3,") + calls(trace, "write(1,"), 0, "{label}");
+        let moves: Vec<&str> =
+            trace.lines().filter(|l| l.starts_with("copy_file_range(") || l.starts_with("splice(")).collect();
+        if !ZERO_COPY {
+            assert!(moves.is_empty(), "{label}");
+            continue;
+        }
+        let cfr = calls(trace, "copy_file_range(");
+        match forced {
+            None => {
+                assert!(moves[0].starts_with("copy_file_range(3, NULL, 1, NULL, 4194304,"), "{label}");
+                assert!(moves[0].ends_with("= 4194304"), "{label}");
+                // The relay's round: 4 MiB into the relay pipe, a MiB a call, each passed on.
+                let relay = &moves[1..9];
+                for pair in relay.chunks(2) {
+                    assert!(pair[0].starts_with("splice(3, NULL, ") && pair[0].ends_with("= 1048576"), "{label}");
+                    assert!(pair[1].contains(", NULL, 1, NULL, 1048576,") && pair[1].ends_with("= 1048576"), "{label}");
+                }
+                assert!(moves.len() > 9, "{label}");
+            }
+            Some("copy_file_range") => {
+                assert_eq!(moves.len(), 1, "{label}");
+                assert!(moves[0].ends_with(&format!("= {}", data.len())), "{label}");
+            }
+            _ => {
+                assert_eq!(cfr, 0, "{label}");
+                assert!(calls(trace, "splice(3, NULL, ") >= data.len() >> 20, "{label}");
+            }
+        }
+    }
+}
+
+#[test]
 fn injected_failures_of_zero_copy_calls_lose_nothing() {
     let dir = TempDir::new("cat-inject-src");
     let data = noise(12 << 20, 33);

@@ -149,6 +149,8 @@ fn cat_cases() -> Vec<(Src, Dst, &'static str)> {
     vec![
         (Src::File, Dst::Pipe, "splice"),
         (Src::File, Dst::File, "copy_file_range"),
+        // The relay's rounds, which take turns with copy_file_range's (see src/cat/copy.rs).
+        (Src::File, Dst::File, "splice"),
         (Src::File, Dst::Socket, "sendfile"),
         (Src::Small, Dst::File, "copy_file_range"),
         (Src::Pipe, Dst::Pipe, "splice"),
@@ -233,6 +235,10 @@ fn cat_real_errors_at_a_later_call_match_gnu() {
         // Both by copy_file_range, every error against the input (ENOSPC too), GNU's at its
         // first call, ours at the second (the one that finds the end after all data moved).
         (Src::File, Dst::File, "copy_file_range", 2, ("copy_file_range", 1), Some(("copy_file_range", 1))),
+        // The relay's rounds in copy_file_range's place (a regular file into one, see
+        // src/cat/copy.rs): every error against the input, as GNU's copy_file_range's. EIO at
+        // its second call into the relay pipe, ENOSPC at its second out of it.
+        (Src::File, Dst::File, "splice", 3, ("copy_file_range", 1), Some(("copy_file_range", 1))),
     ];
     for (src, dst, call, when, gnu_eio, gnu_enospc) in cases {
         let data = source_bytes(src);
@@ -257,7 +263,7 @@ fn cat_real_errors_at_a_later_call_match_gnu() {
             let body = run.out.strip_suffix(b"MARKER\n").unwrap_or(&run.out);
             assert!(body.len() <= data.len() && body == &data[..body.len()], "{label}: not a prefix of the input");
             let name = if src == Src::Pipe { "-".to_string() } else { big_data().0.display().to_string() };
-            if errno == "EIO" || call == "copy_file_range" {
+            if errno == "EIO" || (src, dst) == (Src::File, Dst::File) {
                 let text = if errno == "EIO" { "Input/output error" } else { "No space left on device" };
                 assert_eq!(run.outcome.stderr_text(), format!("cat: {name}: {text}\n"), "{label}");
                 assert!(run.out.ends_with(b"MARKER\n") && run.out.len() <= data.len() + 7, "{label}: next operand");
@@ -287,6 +293,26 @@ fn cat_real_errors_at_a_later_call_match_gnu() {
             }
         }
     }
+}
+
+/// A real error out of the relay pipe between regular files leaves bytes of that input in the
+/// pipe: none of them reaches the output with the next input (`cat FILE FILE > out`, ENOSPC at
+/// the second call out of the pipe: a prefix of the file, then the whole file).
+#[test]
+fn cat_relay_error_between_files_keeps_nothing_for_the_next() {
+    let data = source_bytes(Src::File);
+    let opts = vec!["-e".to_string(), trace_opt("splice"), "-e".into(), "inject=splice:error=ENOSPC:when=4".into()];
+    let run = traced(&ours("cat"), &[], Src::File, std::slice::from_ref(&big_data().0), Dst::File, &opts);
+    if !ZERO_COPY {
+        assert!(run.outcome.stderr.is_empty() && run.out == [data, data].concat());
+        return;
+    }
+    assert!(injected(&run.trace), "not injected");
+    let name = big_data().0.display().to_string();
+    assert_eq!(run.outcome.stderr_text(), format!("cat: {name}: No space left on device\n"));
+    assert_eq!(run.outcome.status, "exit 1");
+    let body = run.out.strip_suffix(data).expect("the second file whole at the end");
+    assert!(body.len() < data.len() && body == &data[..body.len()], "{} bytes before it", body.len());
 }
 
 /// The index (1-based, among all `read` calls of the trace) of the `nth` read of `fd`.

@@ -4,7 +4,7 @@
 //!
 //! | input \ output   | pipe   | regular file      | anything else (socket, /dev/null, tty) |
 //! |------------------|--------|-------------------|----------------------------------------|
-//! | regular file     | splice | copy_file_range (across file systems: splice through a relay pipe) | splice through a relay pipe (char devices such as /dev/null), else sendfile |
+//! | regular file     | splice | copy_file_range or a relay pipe, timed (see [`FileWay`]); across file systems the relay | splice through a relay pipe (char devices such as /dev/null), else sendfile |
 //! | pipe             | splice | splice            | splice                                 |
 //! | other (device, socket, tty) | splice through a relay pipe | splice through a relay pipe | splice through a relay pipe |
 //!
@@ -27,6 +27,14 @@ pub const BUFFER_SIZE: usize = 128 * 1024;
 const SMALL_FILE: u64 = 64 * 1024;
 /// How much one zero-copy call is asked to move.
 const CHUNK: usize = 1 << 30;
+/// A large regular file into a regular file: the rounds in which the two ways take turns and
+/// are timed (see [`FileWay`]).
+const ROUND: u64 = 4 << 20;
+/// ...for inputs from this size on (smaller ones: copy_file_range, GNU's call, in one piece).
+const TIMED_FROM: u64 = 3 * ROUND;
+/// copy_file_range goes on alone, no longer timed against the relay, where its first round cost
+/// less than this fraction of the relay's first a byte: a clone or an offload, not a copy.
+const CLONE_FRACTION: f64 = 0.5;
 
 /// Why copying one input stopped early.
 #[derive(Debug)]
@@ -47,6 +55,74 @@ pub enum Method {
     /// sendfile (whose internal pipe is small) for `cat big > /dev/null`.
     Relay,
     ReadWrite,
+}
+
+/// The calls that move a large regular file into a regular file on the same file system: a
+/// choice of this process (`common::choose`, in rounds of [`ROUND`] bytes, this thread's CPU
+/// time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
+///
+/// Where the file system clones or offloads (btrfs, XFS, bcachefs, NFS, a FUSE file system with
+/// its own copy), copy_file_range shares blocks or hands the work away and costs this thread a
+/// small fraction of a copy: after its first round it goes on alone, in one call, and the file
+/// keeps its shared blocks. Where it copies (ext4, tmpfs, f2fs), the kernel runs the splice from
+/// the input's page cache to the output that the relay runs, through a pipe of 16 pages instead
+/// of the relay's 1 MiB, and which costs less depends on the machine's state: 1 GiB cached into
+/// ext4, Intel Xeon (Sapphire Rapids) VM, whole runs one way: the relay 1.05-1.09x
+/// copy_file_range per round in three runs of 20-30 rounds, then, an hour later, 0.80-0.90x
+/// (0.46-0.67 s of CPU against 0.34-0.41; the relay's copying slowed 3-4x for the last quarter
+/// of the file, on memory the VM's balloon had handed back to the host); taking turns in 4 MiB
+/// rounds within one run, the relay's rounds cost 0.93-0.94x copy_file_range's, every run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileWay {
+    CopyFileRange,
+    Relay,
+}
+
+/// The way `RAPIDUTILS_COPY` forces, if any.
+fn forced_file_way() -> Option<FileWay> {
+    match std::env::var_os("RAPIDUTILS_COPY")?.as_encoded_bytes() {
+        b"copy_file_range" => Some(FileWay::CopyFileRange),
+        b"relay" => Some(FileWay::Relay),
+        _ => None,
+    }
+}
+
+/// Whether copy_file_range, whose first round cost `cfr` nanoseconds a byte, clones or offloads,
+/// where the relay's first cost `relay`.
+pub fn clones(cfr: f64, relay: f64) -> bool {
+    cfr < relay * CLONE_FRACTION
+}
+
+/// The choice between the two [`FileWay`]s for this process's large regular files.
+struct FileCopies {
+    chooser: Chooser<FileWay>,
+    /// CPU nanoseconds a byte of each way's first round (copy_file_range, relay).
+    first: [Option<f64>; 2],
+}
+
+impl FileCopies {
+    fn new() -> FileCopies {
+        let forced = forced_file_way();
+        let mut chooser = Chooser::new([FileWay::CopyFileRange, FileWay::Relay], FileWay::CopyFileRange, forced);
+        if platform::thread_cpu_time().is_none() {
+            chooser.only(FileWay::CopyFileRange);
+        }
+        FileCopies { chooser, first: [None, None] }
+    }
+
+    /// A round done `way` moved `bytes` for `nanos` of CPU time.
+    fn record(&mut self, way: FileWay, bytes: u64, nanos: u64) {
+        let index = usize::from(way == FileWay::Relay);
+        if self.first[index].is_none() && bytes > 0 {
+            self.first[index] = Some(nanos as f64 / bytes as f64);
+            if let [Some(cfr), Some(relay)] = self.first
+                && clones(cfr, relay)
+            {
+                self.chooser.only(FileWay::CopyFileRange);
+            }
+        }
+        self.chooser.record(way, bytes, nanos);
+    }
 }
 
 /// What the system offers (the build's and the kernel's).
@@ -151,6 +227,8 @@ pub struct Copier {
     pipe_grown: bool,
     /// The relay pipe (read end, write end), made on first use and kept for later inputs.
     relay: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    /// Large regular files into a regular file: which way, made on first use.
+    files: Option<FileCopies>,
 }
 
 impl Default for Copier {
@@ -167,6 +245,7 @@ impl Copier {
             no_zero_copy: !(platform::ZERO_COPY || platform::COPY_FILE_RANGE),
             pipe_grown: false,
             relay: None,
+            files: None,
         }
     }
 
@@ -199,12 +278,29 @@ impl Copier {
         out_info: &FileInfo,
     ) -> Result<(), CopyError> {
         let small = size.is_some_and(|size| size <= SMALL_FILE);
-        for &method in methods {
+        let mut moved = 0;
+        for (i, &method) in methods.iter().enumerate() {
             if method == Method::ReadWrite {
                 break;
             }
             if method == Method::Relay && self.relay_pipe().is_none() {
                 continue;
+            }
+            if method == Method::CopyFileRange && methods.get(i + 1) == Some(&Method::Relay) {
+                // A large regular file into a regular file (see [`FileWay`]).
+                match self.file_to_file(input, output, size, &mut moved) {
+                    ZeroCopy::Done => return Ok(()),
+                    ZeroCopy::Failed(err) => {
+                        // What was taken into the relay pipe belongs to this input only.
+                        self.relay = None;
+                        return Err(err);
+                    }
+                    ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
+                        self.no_zero_copy = true;
+                        break;
+                    }
+                    ZeroCopy::Fallback(_) | ZeroCopy::Limit => continue,
+                }
             }
             if matches!(method, Method::Splice | Method::Relay) && out_info.kind == FileKind::Pipe && !self.pipe_grown {
                 // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
@@ -218,24 +314,69 @@ impl Copier {
             }
             let outcome = match (method, &self.relay) {
                 (Method::Relay, Some((relay_out, relay_in))) => {
-                    relay(input, relay_in.as_raw_fd(), relay_out.as_raw_fd(), output, &mut self.buf)
+                    let pipe = (relay_in.as_raw_fd(), relay_out.as_raw_fd());
+                    relay(input, pipe, output, &mut self.buf, Errors::PerSide, u64::MAX, &mut moved)
                 }
-                _ => zero_copy(method, input, output, size),
+                _ => zero_copy(method, input, output, size, u64::MAX, &mut moved),
             };
             match outcome {
                 ZeroCopy::Done => return Ok(()),
-                ZeroCopy::Failed(err) => return Err(err),
+                ZeroCopy::Failed(err) => {
+                    if method == Method::Relay {
+                        self.relay = None;
+                    }
+                    return Err(err);
+                }
                 ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
                     self.no_zero_copy = true;
                     break;
                 }
-                ZeroCopy::Fallback(_) => {}
+                ZeroCopy::Fallback(_) | ZeroCopy::Limit => {}
             }
         }
         if size.is_some() && !small {
             platform::advise_sequential(input);
         }
         self.read_write(input, output, size)
+    }
+
+    /// A large regular file into a regular file on the same file system, in rounds by the way
+    /// chosen for this process (see [`FileWay`]). `moved` counts the input's bytes moved.
+    /// Fallback: on to the next method (the relay on its own, when copy_file_range is not
+    /// supported between these files).
+    fn file_to_file(&mut self, input: Fd, output: Fd, size: Option<u64>, moved: &mut u64) -> ZeroCopy {
+        let mut files = self.files.take().unwrap_or_else(FileCopies::new);
+        let timed = size.is_some_and(|size| size >= TIMED_FROM);
+        let outcome = loop {
+            let way = if timed { files.chooser.next() } else { FileWay::CopyFileRange };
+            // One way alone (forced, or copy_file_range found to clone) goes on in one piece.
+            let whole = !timed || files.chooser.alone().is_some();
+            let limit = if whole { u64::MAX } else { ROUND };
+            let start = platform::thread_cpu_time();
+            let before = *moved;
+            let outcome = match way {
+                FileWay::CopyFileRange => zero_copy(Method::CopyFileRange, input, output, size, limit, moved),
+                FileWay::Relay => self.relay_as_copy_file_range(input, output, limit, moved),
+            };
+            if let (ZeroCopy::Limit, Some(start), Some(end)) = (&outcome, start, platform::thread_cpu_time()) {
+                files.record(way, *moved - before, end.saturating_sub(start));
+            }
+            if !matches!(outcome, ZeroCopy::Limit) {
+                break outcome;
+            }
+        };
+        self.files = Some(files);
+        outcome
+    }
+
+    /// The relay in copy_file_range's place: its errors reported as GNU 9.12 reports
+    /// copy_file_range's (see [`Errors::AsCopyFileRange`]).
+    fn relay_as_copy_file_range(&mut self, input: Fd, output: Fd, limit: u64, moved: &mut u64) -> ZeroCopy {
+        let Some((relay_out, relay_in)) = self.relay_pipe().and(self.relay.as_ref()) else {
+            return ZeroCopy::Fallback(None);
+        };
+        let pipe = (relay_in.as_raw_fd(), relay_out.as_raw_fd());
+        relay(input, pipe, output, &mut self.buf, Errors::AsCopyFileRange, limit, moved)
     }
 
     fn relay_pipe(&mut self) -> Option<()> {
@@ -281,6 +422,19 @@ enum ZeroCopy {
     Fallback(Option<io::Error>),
     /// A real error, reported as GNU 9.12 reports it.
     Failed(CopyError),
+    /// The bytes asked for have moved; the input may go on.
+    Limit,
+}
+
+/// Against which side the relay reports a real error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Errors {
+    /// The input's (`cat: NAME: ...`, and the next input) or the output's (`cat: write error`,
+    /// and stop), as GNU 9.12 reports its own splice's.
+    PerSide,
+    /// Every error against the input, and EFBIG handed over to read/write, as GNU 9.12 reports
+    /// copy_file_range's: the relay in its place between regular files says what GNU says.
+    AsCopyFileRange,
 }
 
 /// Errors meaning "this call does not work for these files" (gnulib's list for
@@ -297,27 +451,34 @@ fn is_output_error(err: &io::Error) -> bool {
     matches!(err.raw_os_error(), Some(EPIPE | ENOSPC | EDQUOT | EFBIG))
 }
 
-/// Moves data with `method` until the input ends or the call cannot go on. `size` is a regular
-/// input's size when the copy started.
-fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>) -> ZeroCopy {
-    let mut total: u64 = 0;
+/// Moves data with `method` until the input ends, `limit` bytes have moved or the call cannot
+/// go on. `size` is a regular input's size when the copy started; `total` counts the bytes of
+/// the input moved so far, by earlier calls too.
+fn zero_copy(method: Method, input: Fd, output: Fd, size: Option<u64>, limit: u64, total: &mut u64) -> ZeroCopy {
+    let mut left = limit;
     loop {
+        if left == 0 {
+            return ZeroCopy::Limit;
+        }
+        let len = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
         let moved = match method {
-            Method::Splice => platform::splice(input, output, CHUNK),
-            Method::CopyFileRange => platform::copy_file_range(input, output, CHUNK),
-            Method::Sendfile => platform::sendfile(output, input, CHUNK),
+            Method::Splice => platform::splice(input, output, len),
+            Method::CopyFileRange => platform::copy_file_range(input, output, len),
+            Method::Sendfile => platform::sendfile(output, input, len),
             Method::ReadWrite | Method::Relay => return ZeroCopy::Fallback(None),
         };
+        let total_now = *total;
         match moved {
             // copy_file_range returns 0 at the end, but also at once on pseudo-files whose size
             // is 0 (/proc, /sys): trust it only when the file's size has been copied.
-            Ok(0) if method == Method::CopyFileRange && !size.is_some_and(|s| s > 0 && total >= s) => {
+            Ok(0) if method == Method::CopyFileRange && !size.is_some_and(|s| s > 0 && total_now >= s) => {
                 return ZeroCopy::Fallback(None);
             }
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => {
-                total += n as u64;
-                if done_at(size, total) {
+                *total += n as u64;
+                left -= n as u64;
+                if done_at(size, *total) {
                     return ZeroCopy::Done;
                 }
             }
@@ -344,13 +505,26 @@ fn done_at(size: Option<u64>, total: u64) -> bool {
     size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
-/// Any input to a non-pipe output through a private pipe: splice in, splice out. When splicing
-/// out is not supported, what sits in the pipe is read back and written, and read/write takes
-/// over; a real error on either side is reported against that side as GNU 9.12 reports it
-/// (`cat: NAME: Input/output error` and the next input, or `cat: write error: ...` and stop).
-fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) -> ZeroCopy {
+/// Any input to a non-pipe output through a private pipe (`pipe`: its write end, read end):
+/// splice in, splice out, until the input ends or `limit` bytes have moved (counted in
+/// `total`). When splicing out is not supported, what sits in the pipe is read back and
+/// written, and read/write takes over; a real error is reported as `errors` says (the pipe may
+/// then hold bytes of this input: the caller drops it).
+fn relay(
+    input: Fd,
+    (relay_in, relay_out): (Fd, Fd),
+    output: Fd,
+    buf: &mut Vec<u8>,
+    errors: Errors,
+    limit: u64,
+    total: &mut u64,
+) -> ZeroCopy {
+    let mut to_go = limit;
     loop {
-        let filled = match platform::splice(input, relay_in, CHUNK) {
+        if to_go == 0 {
+            return ZeroCopy::Limit;
+        }
+        let filled = match platform::splice(input, relay_in, CHUNK.min(usize::try_from(to_go).unwrap_or(CHUNK))) {
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => n,
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
@@ -360,15 +534,23 @@ fn relay(input: Fd, relay_in: Fd, relay_out: Fd, output: Fd, buf: &mut Vec<u8>) 
         while left > 0 {
             match platform::splice(relay_out, output, left) {
                 Ok(n) => left -= n,
-                Err(err) if is_unsupported(&err) => {
+                Err(err)
+                    if is_unsupported(&err)
+                        || (errors == Errors::AsCopyFileRange
+                            && err.raw_os_error() == Some(platform::errno::EFBIG)) =>
+                {
                     if let Err(err) = drain(relay_out, left, output, buf) {
                         return ZeroCopy::Failed(err);
                     }
+                    *total += filled as u64;
                     return ZeroCopy::Fallback(Some(err));
                 }
+                Err(err) if errors == Errors::AsCopyFileRange => return ZeroCopy::Failed(CopyError::Read(err)),
                 Err(err) => return ZeroCopy::Failed(CopyError::Write(err)),
             }
         }
+        *total += filled as u64;
+        to_go = to_go.saturating_sub(filled as u64);
     }
 }
 
@@ -391,7 +573,8 @@ fn drain(relay_out: Fd, mut left: usize, output: Fd, buf: &mut Vec<u8>) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use super::{Calls, Method, plan};
+    use super::{Calls, FileCopies, FileWay, Method, ROUND, clones, plan};
+    use crate::common::choose::Chooser;
     use crate::platform::FileKind::{self, *};
 
     const LINUX: Calls = Calls { splice: true, copy_file_range: true };
@@ -440,5 +623,53 @@ mod tests {
                 assert_ne!(a, b);
             }
         }
+    }
+
+    fn file_copies() -> FileCopies {
+        let chooser = Chooser::new([FileWay::CopyFileRange, FileWay::Relay], FileWay::CopyFileRange, None);
+        FileCopies { chooser, first: [None, None] }
+    }
+
+    /// Rounds of `ROUND` bytes as `files` asks for them, copy_file_range costing `cfr` and the
+    /// relay `relay` nanoseconds a round: the ways taken.
+    fn rounds(files: &mut FileCopies, cfr: u64, relay: u64, n: usize) -> Vec<FileWay> {
+        (0..n)
+            .map(|_| {
+                let way = files.chooser.next();
+                files.record(way, ROUND, if way == FileWay::Relay { relay } else { cfr });
+                way
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_clone_goes_on_alone_after_the_first_round_each_way() {
+        use FileWay::*;
+        // 4 MiB cloned in 40 us, copied by the relay in 1.3 ms: copy_file_range alone, no
+        // relay round ever again (each would copy blocks that could be shared).
+        let mut files = file_copies();
+        assert_eq!(rounds(&mut files, 40_000, 1_300_000, 2), [CopyFileRange, Relay]);
+        assert_eq!(files.chooser.alone(), Some(CopyFileRange));
+        assert!(rounds(&mut files, 40_000, 1_300_000, 100).iter().all(|&w| w == CopyFileRange));
+        assert!(clones(0.49, 1.0) && !clones(0.5, 1.0) && !clones(1.0, 0.9));
+    }
+
+    #[test]
+    fn two_copies_are_timed_against_each_other_and_the_cheaper_goes_on() {
+        use FileWay::*;
+        // Both copy: the first round each way is not timed, then one timed each, then the
+        // cheaper (here the relay), the other timed again now and then.
+        for (cfr, relay, cheaper) in [(1_400_000, 1_300_000, Relay), (1_300_000, 1_400_000, CopyFileRange)] {
+            let mut files = file_copies();
+            let ways = rounds(&mut files, cfr, relay, 60);
+            assert_eq!(files.chooser.alone(), None);
+            assert_eq!(ways[..4], [CopyFileRange, Relay, CopyFileRange, Relay]);
+            let other = ways[4..].iter().filter(|&&w| w != cheaper).count();
+            assert!((1..=4).contains(&other), "{cheaper:?}: {ways:?}");
+        }
+        // A clone-like first round of the relay (it cannot clone) does not stop the timing.
+        let mut files = file_copies();
+        rounds(&mut files, 1_300_000, 40_000, 2);
+        assert_eq!(files.chooser.alone(), None);
     }
 }

@@ -108,7 +108,12 @@ impl<W: Copy + PartialEq> Chooser<W> {
         self.cost.iter().all(Option::is_some)
     }
 
-    /// From now on only `way` (the other failed here).
+    /// The way that goes on alone (forced, or the other failed here), if any.
+    pub fn alone(&self) -> Option<W> {
+        self.only
+    }
+
+    /// From now on only `way` (the other failed here, or is not worth timing).
     pub fn only(&mut self, way: W) {
         self.only = Some(way);
     }

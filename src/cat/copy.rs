@@ -58,7 +58,7 @@ pub enum Method {
 }
 
 /// The calls that move a large regular file into a regular file on the same file system: a
-/// choice of this process (`common::choose`, in rounds of [`ROUND`] bytes, this thread's CPU
+/// choice of this process (`common::choose`, in rounds of 4 MiB, this thread's CPU
 /// time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
 ///
 /// Where the file system clones or offloads (btrfs, XFS, bcachefs, NFS, a FUSE file system with

@@ -68,10 +68,11 @@ pub enum Method {
 /// the input's page cache to the output that the relay runs, through a pipe of 16 pages instead
 /// of the relay's 1 MiB, and which costs less depends on the machine's state: 1 GiB cached into
 /// ext4, Intel Xeon (Sapphire Rapids) VM, whole runs one way: the relay 1.05-1.09x
-/// copy_file_range per round in three runs of 20-30 rounds, then, an hour later, 0.80-0.90x
+/// copy_file_range per round in three runs of 20-30 rounds, then, an hour later, 0.74-0.90x
 /// (0.46-0.67 s of CPU against 0.34-0.41; the relay's copying slowed 3-4x for the last quarter
-/// of the file, on memory the VM's balloon had handed back to the host); taking turns in 4 MiB
-/// rounds within one run, the relay's rounds cost 0.93-0.94x copy_file_range's, every run.
+/// of the file, plausibly on memory the VM's free-page-reporting balloon had handed back to the
+/// host, not proven); taking turns in 4 MiB rounds within one run, the relay's rounds cost
+/// 0.93-0.94x copy_file_range's, every run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileWay {
     CopyFileRange,

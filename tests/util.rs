@@ -426,3 +426,11 @@ pub fn after_open<'a>(trace: &'a str, name: &str) -> &'a str {
     assert!(line.ends_with("= 3"), "{name} opened as another descriptor than 3: {line}");
     rest
 }
+
+/// Whether the temporary directory's file system is one where `cat` times copy_file_range
+/// against its relay pipe (ext2/3/4, tmpfs, f2fs: there copy_file_range always copies; see
+/// src/cat/copy.rs); elsewhere `cat` leaves a large file to one copy_file_range, as GNU.
+pub fn temp_dir_copies_in_kernel() -> bool {
+    let out = Command::new("stat").args(["-f", "-c", "%T"]).arg(std::env::temp_dir()).output().unwrap();
+    matches!(String::from_utf8_lossy(&out.stdout).trim(), "ext2/ext3" | "tmpfs" | "f2fs")
+}

@@ -61,10 +61,14 @@ pub enum Method {
 /// choice of this process (`common::choose`, in rounds of 4 MiB, this thread's CPU
 /// time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
 ///
-/// Where the file system clones or offloads (btrfs, XFS, bcachefs, NFS, a FUSE file system with
-/// its own copy), copy_file_range shares blocks or hands the work away and costs this thread a
-/// small fraction of a copy: after its first round it goes on alone, in one call, and the file
-/// keeps its shared blocks. Where it copies (ext4, tmpfs, f2fs), the kernel runs the splice from
+/// The two ways are timed only where copy_file_range is known to copy (ext4, tmpfs, f2fs:
+/// `platform::copy_file_range_copies`); elsewhere it goes on alone, in one call, as GNU's: where
+/// the file system clones or offloads (btrfs, XFS, bcachefs, NFS, a FUSE file system with its
+/// own copy) it shares blocks or hands the work away, and its cost does not always show it (a
+/// source just written on btrfs is flushed by the clone: its rounds cost as much as a copy, and
+/// timed turns left 16 MiB of 200 copied instead of shared, loop-mounted btrfs here). Where it
+/// still costs less than half the relay's first round a byte, it goes on alone as well (a
+/// clone or offload after all). Where it copies, the kernel runs the splice from
 /// the input's page cache to the output that the relay runs, through a pipe of 16 pages instead
 /// of the relay's 1 MiB, and which costs less depends on the machine's state: 1 GiB cached into
 /// ext4, Intel Xeon (Sapphire Rapids) VM, whole runs one way: the relay 1.05-1.09x
@@ -102,10 +106,11 @@ struct FileCopies {
 }
 
 impl FileCopies {
-    fn new() -> FileCopies {
+    /// The choice for copies into `output`.
+    fn new(output: Fd) -> FileCopies {
         let forced = forced_file_way();
         let mut chooser = Chooser::new([FileWay::CopyFileRange, FileWay::Relay], FileWay::CopyFileRange, forced);
-        if platform::thread_cpu_time().is_none() {
+        if forced.is_none() && (!platform::copy_file_range_copies(output) || platform::thread_cpu_time().is_none()) {
             chooser.only(FileWay::CopyFileRange);
         }
         FileCopies { chooser, first: [None, None] }
@@ -346,7 +351,7 @@ impl Copier {
     /// Fallback: on to the next method (the relay on its own, when copy_file_range is not
     /// supported between these files).
     fn file_to_file(&mut self, input: Fd, output: Fd, size: Option<u64>, moved: &mut u64) -> ZeroCopy {
-        let mut files = self.files.take().unwrap_or_else(FileCopies::new);
+        let mut files = self.files.take().unwrap_or_else(|| FileCopies::new(output));
         let timed = size.is_some_and(|size| size >= TIMED_FROM);
         let outcome = loop {
             let way = if timed { files.chooser.next() } else { FileWay::CopyFileRange };

@@ -239,6 +239,20 @@ fn file_system_magic(fd: Fd) -> Option<u32> {
     Some(st.f_type as u32)
 }
 
+/// Whether copy_file_range into `fd`'s file system copies through the kernel's own splice, and
+/// never shares blocks or hands the copy to a server: ext2/3/4, tmpfs, f2fs. On the others
+/// (btrfs, XFS, ZFS, bcachefs, NFS, CIFS, FUSE, overlayfs over any of them) it may clone, which
+/// its cost cannot always tell apart from a copy (see `cat::copy::FileWay`).
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
+pub fn copy_file_range_copies(fd: Fd) -> bool {
+    matches!(file_system_magic(fd), Some(0xef53 | 0x0102_1994 | 0xf2f5_2010))
+}
+
+#[cfg(not(all(target_os = "linux", not(feature = "portable"))))]
+pub fn copy_file_range_copies(_fd: Fd) -> bool {
+    false
+}
+
 /// The system's page size.
 pub fn page_size() -> usize {
     buffer::page_size()

@@ -292,22 +292,8 @@ impl Copier {
             if method == Method::Relay && self.relay_pipe().is_none() {
                 continue;
             }
-            if method == Method::CopyFileRange && methods.get(i + 1) == Some(&Method::Relay) {
-                // A large regular file into a regular file (see [`FileWay`]).
-                match self.file_to_file(input, output, size, &mut moved) {
-                    ZeroCopy::Done => return Ok(()),
-                    ZeroCopy::Failed(err) => {
-                        // What was taken into the relay pipe belongs to this input only.
-                        self.relay = None;
-                        return Err(err);
-                    }
-                    ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
-                        self.no_zero_copy = true;
-                        break;
-                    }
-                    ZeroCopy::Fallback(_) | ZeroCopy::Limit => continue,
-                }
-            }
+            // A large regular file into a regular file (see [`FileWay`]).
+            let file_pair = method == Method::CopyFileRange && methods.get(i + 1) == Some(&Method::Relay);
             if matches!(method, Method::Splice | Method::Relay) && out_info.kind == FileKind::Pipe && !self.pipe_grown {
                 // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
                 if !small {
@@ -318,17 +304,22 @@ impl Copier {
                     );
                 }
             }
-            let outcome = match (method, &self.relay) {
-                (Method::Relay, Some((relay_out, relay_in))) => {
-                    let pipe = (relay_in.as_raw_fd(), relay_out.as_raw_fd());
-                    relay(input, pipe, output, &mut self.buf, Errors::PerSide, u64::MAX, &mut moved)
+            let outcome = if file_pair {
+                self.file_to_file(input, output, size, &mut moved)
+            } else {
+                match (method, &self.relay) {
+                    (Method::Relay, Some((relay_out, relay_in))) => {
+                        let pipe = (relay_in.as_raw_fd(), relay_out.as_raw_fd());
+                        relay(input, pipe, output, &mut self.buf, Errors::PerSide, u64::MAX, &mut moved)
+                    }
+                    _ => zero_copy(method, input, output, size, u64::MAX, &mut moved),
                 }
-                _ => zero_copy(method, input, output, size, u64::MAX, &mut moved),
             };
             match outcome {
                 ZeroCopy::Done => return Ok(()),
                 ZeroCopy::Failed(err) => {
-                    if method == Method::Relay {
+                    // What was taken into the relay pipe belongs to this input only.
+                    if method == Method::Relay || file_pair {
                         self.relay = None;
                     }
                     return Err(err);

@@ -411,24 +411,32 @@ impl<B: Block64> Masks<B> {
     /// is cut off by its end is caught by the next block's check.
     #[inline(always)]
     pub fn utf8_errors(self, window: &[u8; 67]) -> bool {
-        // SAFETY: see `eq`; the loads are of bytes 0..=66 of the window (offsets 0..=3).
+        // SAFETY: see `eq`; the window holds the 67 bytes `utf8_error_bytes` loads.
+        unsafe { utf8_error_bytes::<B>(window, 0).any() }
+    }
+
+    /// The continuation bytes of the whole 64-byte blocks of `bytes[3..]` (at most
+    /// [`TALLY_MAX`] of them), or None when [`Self::utf8_errors`] finds an error in any of them
+    /// (each checked with the three bytes before it). The blocks' errors are or-ed into one
+    /// register and looked at once, after the last: no branch a block, and nothing in the loop
+    /// but the checks and the tally, which stays in registers (checked block by block, AVX2 on
+    /// an AMD EPYC Zen 5 spilled the tally to the stack and reloaded it every block: `wc -m`
+    /// of 100 MB 16.4 ms against 12.8 with AVX-512).
+    #[inline(always)]
+    pub fn utf8_continuation(self, bytes: &[u8]) -> Option<u64> {
+        debug_assert!(bytes.len() < 64 * TALLY_MAX + 3);
+        // SAFETY: see `eq`; each block's loads are of `bytes[at..at + 67]`, in bounds.
         unsafe {
-            let input = B::load(window, 3);
-            let prev1 = B::load(window, 2);
-            let prev2 = B::load(window, 1);
-            let prev3 = B::load(window, 0);
-            let special = prev1
-                .high_nibbles()
-                .lookup16(&BYTE_1_HIGH)
-                .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
-                .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
-            // A continuation byte is a must two places after a three- or four-byte lead (E0 and
-            // up), and three places after a four-byte one (F0 and up): bit 7 of the saturated
-            // differences.
-            let third = prev2.saturating_sub(B::splat(0xe0 - 0x80));
-            let fourth = prev3.saturating_sub(B::splat(0xf0 - 0x80));
-            let must = third.or(fourth).and(B::splat(0x80));
-            special.xor(must).any()
+            let mut errors = B::splat(0);
+            let mut tally = B::splat(0);
+            let mut at = 0;
+            while at + 67 <= bytes.len() {
+                prefetch_ahead(bytes, at);
+                errors = errors.or(utf8_error_bytes::<B>(bytes, at));
+                tally = tally.count(B::load(bytes, at + 3).lt_signed(B::splat(0xc0)));
+                at += 64;
+            }
+            (!errors.any()).then(|| tally.sum())
         }
     }
 
@@ -444,6 +452,35 @@ impl<B: Block64> Masks<B> {
         }
         // SAFETY: see `eq`; `notation` says the CPU has the kernel's extensions (see `new`).
         unsafe { B::notation_blocks(input, tabs, ends, out) }
+    }
+}
+
+/// Keiser and Lemire's check of the 64-byte block at `bytes[at + 3..]`, with the three bytes
+/// before it: not zero where a byte is in error (see [`Masks::utf8_errors`]).
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+unsafe fn utf8_error_bytes<B: Block64>(bytes: &[u8], at: usize) -> B {
+    // SAFETY: the caller's guarantee; the loads are of `bytes[at..at + 67]` (offsets 0..=3),
+    // which `load` checks.
+    unsafe {
+        let input = B::load(bytes, at + 3);
+        let prev1 = B::load(bytes, at + 2);
+        let prev2 = B::load(bytes, at + 1);
+        let prev3 = B::load(bytes, at);
+        let special = prev1
+            .high_nibbles()
+            .lookup16(&BYTE_1_HIGH)
+            .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
+            .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
+        // A continuation byte is a must two places after a three- or four-byte lead (E0 and
+        // up), and three places after a four-byte one (F0 and up): bit 7 of the saturated
+        // differences.
+        let third = prev2.saturating_sub(B::splat(0xe0 - 0x80));
+        let fourth = prev3.saturating_sub(B::splat(0xf0 - 0x80));
+        let must = third.or(fourth).and(B::splat(0x80));
+        special.xor(must)
     }
 }
 

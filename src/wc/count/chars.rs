@@ -6,17 +6,23 @@ use super::{Counter, count_lines};
 use crate::platform;
 use crate::platform::simd::{Block64, Masks, TALLY_MAX, Tally};
 
+/// The windows [`Counter::chars_run`] checks together: 4 KiB, so that a batch with an error,
+/// counted again window by window, costs little (at most a tally's worth).
+const BATCH: usize = 64;
+const _: () = assert!(BATCH < TALLY_MAX);
+
 impl Counter<'_> {
     /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
     /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
     /// next window's check find no error, its characters are its bytes that are not
-    /// continuation bytes, tallied in registers over a batch of windows (64 characters each,
-    /// less the tally). Where a check finds an error, that window and the one before it (whose
-    /// last character may be the broken one; the tally's count of it is taken back) are
-    /// counted exactly by `exact_chars`, which needs no decoding either. Windows need the three
-    /// bytes after them; it stops at a window boundary, maybe inside a character it counted
-    /// (its last bytes are no character to what follows, either way). Line ends are counted in
-    /// one pass at the end.
+    /// continuation bytes, tallied in registers. Windows go in batches of [`BATCH`] checked
+    /// together (`Masks::utf8_continuation`: one look at the or of their errors); a batch that
+    /// fails, and the batch after one that failed, go window by window: where a check finds an
+    /// error, that window and the one before it (whose last character may be the broken one;
+    /// the tally's count of it is taken back) are counted exactly by `exact_chars`, which
+    /// needs no decoding either. Windows need the three bytes after them; it stops at a window
+    /// boundary, maybe inside a character it counted (its last bytes are no character to what
+    /// follows, either way). Line ends are counted in one pass at the end.
     #[inline(always)]
     pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
         if !B::TABLE_LOOKUPS {
@@ -25,26 +31,43 @@ impl Counter<'_> {
         if from + 67 > buf.len() {
             return from;
         }
-        let mut run =
-            CharWindows { tally: m.tally_new(), tallied: 0, continuation: 0, exact: 0, taken_back: 0, pending: false };
+        let mut run = CharWindows {
+            tally: m.tally_new(),
+            tallied: 0,
+            continuation: 0,
+            exact: 0,
+            taken_back: 0,
+            pending: false,
+            failed: false,
+        };
         // The three bytes before the first window: before the run's start, which is a character
         // boundary, ASCII stands for them.
         let mut first = [0u8; 67];
         first[3..].copy_from_slice(&buf[from..from + 64]);
         run.window(m, buf, from, &first);
+        run.continuation += m.tally_total(run.tally);
         let mut i = from + 64;
-        let mut batch = from;
-        while batch + 67 <= buf.len() {
-            // Batches of as many windows as a tally holds (the first one's first done above).
-            let end = (batch + 64 * TALLY_MAX).min(buf.len() - 3);
+        // Whether the last batch was found valid: the next one is checked as a whole.
+        let mut valid = !run.failed;
+        while i + 67 <= buf.len() {
+            let end = (i + 64 * BATCH).min(buf.len() - 3);
+            let windows = (end - i) / 64;
+            if valid && let Some(continuation) = m.utf8_continuation(&buf[i - 3..i + 64 * windows]) {
+                run.continuation += continuation;
+                run.tallied += windows as u64;
+                run.pending = true;
+                i += 64 * windows;
+                continue;
+            }
+            run.tally = m.tally_new();
+            run.failed = false;
             while i + 64 <= end {
                 platform::simd::prefetch_ahead(buf, i);
                 run.window(m, buf, i, buf[i - 3..i + 64].try_into().unwrap());
                 i += 64;
             }
             run.continuation += m.tally_total(run.tally);
-            run.tally = m.tally_new();
-            batch = i;
+            valid = !run.failed;
         }
         if run.pending {
             // The last window's characters that reach past it were checked by no next window.
@@ -165,6 +188,8 @@ struct CharWindows<B> {
     /// The last window was tallied, and the next window's check must confirm it (its last
     /// character may be cut by a byte that follows).
     pending: bool,
+    /// A window's check found an error (since this was last cleared).
+    failed: bool,
 }
 
 impl<B: Block64> CharWindows<B> {
@@ -180,6 +205,7 @@ impl<B: Block64> CharWindows<B> {
                 self.take_back(m, buf, at - 64);
             }
             self.exact += exact_chars(m, buf, at);
+            self.failed = true;
         }
     }
 

@@ -171,7 +171,10 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
 /// whatever their size on this CPU: into a `read(128K)` reader, 2-byte line, Intel Xeon, a
 /// pipe of copies of a 16 KiB to 256 KiB unit gave 14.6-15.0 GiB/s where a pipe of 1 MiB of
 /// written pages (as uutils') gave 13.4, and 13.7 for uutils, same rounds. 64 KiB keeps the
-/// part of a page left empty after each copy under 1/16 for any line that fits. The writes
+/// part of a page left empty after each copy under 1/16 for any line that fits; a longer line
+/// is a unit of its own, which keeps that bound too (written whole, as before, 100 KB lines
+/// read 14.4 GiB/s against uutils' 15.6 on an AMD EPYC Zen 5; each reader copied from the 1 MB
+/// of pages, not from the 100 KB of one line). The writes
 /// come from `lines` (the write loop's buffer), so the set-up fills and touches no memory of
 /// its own.
 fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
@@ -182,12 +185,10 @@ fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> 
         return None;
     }
     let page = platform::page_size();
-    let (unit, copies) = match UNIT.max(page).min(cap) / line.len() * line.len() {
-        // Lines longer than a unit: as many as the pipe holds, written.
-        0 => (cap / line.len() * line.len(), 1),
-        // Each copy of the unit takes whole pipe buffers (a page each, the last one part full).
-        unit => (unit, (cap / page) / unit.div_ceil(page)),
-    };
+    // Whole lines: at most a unit (or a page), or one line where a line is longer. Each copy
+    // takes whole pipe buffers (a page each, the last one part full).
+    let unit = UNIT.max(page).max(line.len()).min(cap) / line.len() * line.len();
+    let copies = (cap / page).checked_div(unit.div_ceil(page)).unwrap_or(0);
     let len = unit * copies;
     if len == 0 {
         return None;

@@ -91,17 +91,24 @@ def pipe_throughput(producer, mode, nbytes, cross_core):
 
 def machine():
     """The CPU model, its vector extensions and the kernel: every figure depends on them."""
-    model, flags = "unknown CPU", set()
+    model, flags, ids = "unknown CPU", set(), {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 key, _, value = line.partition(":")
-                if key.strip() == "model name" and model == "unknown CPU":
+                key = key.strip()
+                if key == "model name" and model == "unknown CPU":
                     model = " ".join(value.split())
-                elif key.strip() == "flags" and not flags:
+                elif key == "flags" and not flags:
                     flags = set(value.split())
+                elif key in ("cpu family", "model") and key not in ids:
+                    ids[key] = value.strip()
     except OSError:
         pass
+    # A VM may name the CPU only "AMD EPYC": its family and model say which generation it is
+    # (AMD family 25 is Zen 3 and Zen 4, 26 Zen 5).
+    if ids:
+        model += f" (family {ids.get('cpu family', '?')}, model {ids.get('model', '?')})"
     vector = "AVX-512 (VBMI2)" if "avx512_vbmi2" in flags else "AVX-512" if "avx512bw" in flags else \
         "AVX2" if "avx2" in flags else "no AVX2"
     return f"{model}, {vector}, {os.cpu_count()} CPUs, Linux {os.uname().release}"

@@ -9,19 +9,60 @@
 //! first round pays: the kernel's and our first steps, first-touched buffers and page
 //! tables, cold caches; `wc -m` of Japanese text, Intel Xeon: a first mapped window cost
 //! 190-280 ps a byte, later ones 90-130, and timed it lost to reading, 170-240, in two of six
-//! runs), then one timed round each way, then the cheaper, and every
-//! [`RECHECK`] rounds the other once again, so a change part-way (a file half cached, half
-//! read back) is followed; after the first choice the other way must be cheaper by
-//! [`MARGIN`] to take over. A pure function of the costs it is told, tested without a clock.
+//! runs), then one timed round each way, then the cheaper, and the other once again after
+//! [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
+//! rounds, so that a first choice made while the machine was still warming up is undone soon
+//! and a change part-way (a file half cached, half read back) is followed; after the first
+//! choice the other way must be cheaper by [`MARGIN`] to take over. Each way's cost is the least of its last [`SPAN`] rounds: a round
+//! made dear by the machine (an interrupt, another process, the hypervisor) is not the way's
+//! cost, and the way going on gives way only when it stays dearer. A pure function of the
+//! costs it is told, tested without a clock.
 
-/// After this many rounds the way not taken is timed again on one round.
+/// After this many rounds the way not taken is timed again on one round (at the most: see
+/// [`FIRST_RECHECK`]).
 pub const RECHECK: u32 = 16;
+/// The first recheck comes after this many rounds, each next one after twice as many as the
+/// last, up to [`RECHECK`]. The first rounds of a run are dearer than the later ones, and not
+/// alike for both ways: `wc -l` of 200 MB read back from disk, AMD EPYC Zen 5, 4 MiB rounds in
+/// ps a byte: mapped 138, 97, 62, 57, 49 ... 35-41, read 120, 76, 66, 51, 42 ... 48-53; timed
+/// on its second round, mapping lost to reading and the file was read for 16 rounds at 1.3x
+/// what mapping it cost. Where the first choice was right, the early rechecks cost two rounds
+/// the dearer way.
+pub const FIRST_RECHECK: u32 = 2;
 /// Once both ways are timed, the other takes over from the way going on only when it costs
 /// less by more than this fraction: rounds of the same work differ from one to the next by
 /// more than that (8 MiB of a cached file copied into ext4 by `copy_file_range`, Intel Xeon:
 /// 2.5-3.4 ms of CPU time), and a choice that follows that noise pays for the dearer way's
 /// rounds for nothing.
 pub const MARGIN: f64 = 0.05;
+/// A way's cost is the least of its last this many rounds. One round would do where rounds
+/// cost what the work costs; on the 2-vCPU VMs single rounds of 4 MiB come out 10 % and more
+/// dearer now and then, and with one round the choice followed them: `wc -l` of 200 MB read
+/// back from disk (mapping about 10 % cheaper than reading there) read 50-70 MB of it in three
+/// runs of six, 1.1x the time of mapping all of it (AMD EPYC Zen 5).
+pub const SPAN: usize = 3;
+
+/// The costs of a way's last [`SPAN`] timed rounds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recent {
+    costs: [f64; SPAN],
+    /// How many of `costs` hold a round (at most SPAN), and where the next goes.
+    len: usize,
+    next: usize,
+}
+
+impl Recent {
+    fn push(&mut self, cost: f64) {
+        self.costs[self.next] = cost;
+        self.next = (self.next + 1) % SPAN;
+        self.len = (self.len + 1).min(SPAN);
+    }
+
+    /// The least of the recent rounds, None before the first.
+    fn cost(&self) -> Option<f64> {
+        self.costs[..self.len].iter().copied().reduce(f64::min)
+    }
+}
 
 /// The choice between `ways[0]` and `ways[1]`.
 #[derive(Clone, Debug)]
@@ -30,10 +71,12 @@ pub struct Chooser<W> {
     warm_up: W,
     /// Per way: its first round (not timed) is done.
     warm: [bool; 2],
-    /// Per way: CPU nanoseconds per unit of work of its last round; None until timed.
-    cost: [Option<f64>; 2],
+    /// Per way: CPU nanoseconds per unit of work of its last timed rounds.
+    recent: [Recent; 2],
     /// Rounds done the cheaper way since the other was last timed.
     since_check: u32,
+    /// Rounds between rechecks now: FIRST_RECHECK, doubled at each recheck up to RECHECK.
+    interval: u32,
     /// Index of the way going on, once both are timed.
     current: usize,
     /// A way forced, or the only one that works here.
@@ -44,7 +87,16 @@ impl<W: Copy + PartialEq> Chooser<W> {
     /// Chooses between `ways` (timed in that order), after a first round `warm_up` and one
     /// the other way, neither timed; `only` forces one.
     pub fn new(ways: [W; 2], warm_up: W, only: Option<W>) -> Chooser<W> {
-        Chooser { ways, warm_up, warm: [false; 2], cost: [None, None], since_check: 0, current: 0, only }
+        Chooser {
+            ways,
+            warm_up,
+            warm: [false; 2],
+            recent: [Recent::default(); 2],
+            since_check: 0,
+            interval: FIRST_RECHECK,
+            current: 0,
+            only,
+        }
     }
 
     /// The way for the next round.
@@ -53,13 +105,13 @@ impl<W: Copy + PartialEq> Chooser<W> {
             return way;
         }
         let [first, second] = self.ways;
-        match self.cost {
+        match self.recent.map(|r| r.cost()) {
             _ if !self.warm.contains(&true) => self.warm_up,
             _ if !self.warm[0] => first,
             _ if !self.warm[1] => second,
             [None, _] => first,
             [_, None] => second,
-            _ if self.since_check >= RECHECK => self.ways[1 - self.current],
+            _ if self.since_check >= self.interval => self.ways[1 - self.current],
             _ => self.ways[self.current],
         }
     }
@@ -76,9 +128,9 @@ impl<W: Copy + PartialEq> Chooser<W> {
             return;
         }
         let timed_both = self.timed_both();
-        let checking = timed_both && self.since_check >= RECHECK;
-        self.cost[index] = Some(nanos as f64 / units as f64);
-        if let [Some(a), Some(b)] = self.cost {
+        let checking = timed_both && self.since_check >= self.interval;
+        self.recent[index].push(nanos as f64 / units as f64);
+        if let [Some(a), Some(b)] = self.recent.map(|r| r.cost()) {
             let cost = [a, b];
             let other = 1 - self.current;
             if !timed_both {
@@ -89,6 +141,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
         if checking {
             self.since_check = 0;
+            self.interval = (self.interval * 2).min(RECHECK);
         } else if timed_both {
             self.since_check += 1;
         }
@@ -105,7 +158,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
 
     /// Whether each way has been timed at least once.
     fn timed_both(&self) -> bool {
-        self.cost.iter().all(Option::is_some)
+        self.recent.iter().all(|r| r.len > 0)
     }
 
     /// The way that goes on alone (forced, or the other failed here), if any.
@@ -136,6 +189,19 @@ mod tests {
         assert_ne!(round(chooser, 9.0), first);
     }
 
+    /// Rounds of the way going on at `cost` until the chooser asks for the other (a recheck);
+    /// returns how many.
+    fn until_recheck(chooser: &mut Chooser<char>, cost: f64) -> u32 {
+        let way = chooser.next();
+        let mut rounds = 0;
+        while chooser.next() == way {
+            round(chooser, cost);
+            rounds += 1;
+            assert!(rounds <= RECHECK, "no recheck after {rounds} rounds");
+        }
+        rounds
+    }
+
     #[test]
     fn both_ways_are_timed_then_the_cheaper_goes_on_and_the_other_is_rechecked() {
         let mut chooser = Chooser::new(['a', 'b'], 'b', None);
@@ -144,16 +210,29 @@ mod tests {
         assert_eq!(round(&mut chooser, 9.0), 'a');
         assert_eq!(round(&mut chooser, 0.2), 'a');
         assert_eq!(round(&mut chooser, 0.1), 'b');
-        for _ in 0..RECHECK {
-            assert_eq!(round(&mut chooser, 0.1), 'b');
+        // Rechecks soon at first, then less and less often, up to every RECHECK rounds.
+        for interval in [FIRST_RECHECK, 2 * FIRST_RECHECK, 4 * FIRST_RECHECK, RECHECK, RECHECK] {
+            assert_eq!(until_recheck(&mut chooser, 0.1), interval.min(RECHECK));
+            assert_eq!(round(&mut chooser, 0.2), 'a');
         }
-        // The recheck: 'a' is now the cheaper (the work changed), and goes on.
+        // A recheck finds 'a' now the cheaper (the work changed): it goes on.
+        assert_eq!(until_recheck(&mut chooser, 0.1), RECHECK);
         assert_eq!(round(&mut chooser, 0.05), 'a');
-        for _ in 0..RECHECK {
-            assert_eq!(round(&mut chooser, 0.05), 'a');
-        }
+        assert_eq!(until_recheck(&mut chooser, 0.05), RECHECK);
         assert_eq!(round(&mut chooser, 0.5), 'b');
         assert_eq!(chooser.next(), 'a');
+    }
+
+    #[test]
+    fn a_first_choice_made_on_dear_first_rounds_is_undone_soon() {
+        // 'a' is the cheaper, but its first timed round came while the machine warmed up.
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        warm_up(&mut chooser);
+        assert_eq!(round(&mut chooser, 0.9), 'a');
+        assert_eq!(round(&mut chooser, 0.6), 'b');
+        assert_eq!(until_recheck(&mut chooser, 0.6), FIRST_RECHECK);
+        assert_eq!(round(&mut chooser, 0.4), 'a');
+        assert!(chooser.favours('a'));
     }
 
     #[test]
@@ -162,9 +241,34 @@ mod tests {
         warm_up(&mut chooser);
         round(&mut chooser, 0.1);
         round(&mut chooser, 0.2);
-        assert_eq!(round(&mut chooser, 0.3), 'a');
-        // 'a' got dearer than 'b' was: 'b' takes over before any recheck.
+        // 'a' got dearer than 'b', round after round: 'b' takes over as soon as the cheap
+        // round is not among a's last SPAN (a recheck of 'b' may come between).
+        let mut dear = 0;
+        while chooser.favours('a') {
+            let way = chooser.next();
+            round(&mut chooser, if way == 'a' { 0.3 } else { 0.2 });
+            dear += u32::from(way == 'a');
+            assert!(dear <= SPAN as u32, "'a' went on after {dear} dear rounds");
+        }
+        assert_eq!(dear, SPAN as u32);
         assert_eq!(chooser.next(), 'b');
+    }
+
+    #[test]
+    fn a_round_made_dear_by_the_machine_hands_nothing_over() {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        warm_up(&mut chooser);
+        round(&mut chooser, 0.9);
+        round(&mut chooser, 1.0);
+        // 'a' goes on; single rounds twice as dear, between ordinary ones, are noise.
+        let spiky = [0.9, 2.0, 0.9, 0.9, 2.0, 0.9, 2.0];
+        let mut n = 0;
+        for _ in 0..4 * RECHECK {
+            let way = chooser.next();
+            round(&mut chooser, if way == 'a' { spiky[n % spiky.len()] } else { 1.0 });
+            n += usize::from(way == 'a');
+            assert!(chooser.favours('a'));
+        }
     }
 
     #[test]
@@ -194,9 +298,7 @@ mod tests {
         round(&mut chooser, 0.1);
         assert!(chooser.favours('b') && !chooser.favours('a'));
         // Rechecked and found cheaper: the other is favoured.
-        for _ in 0..RECHECK {
-            round(&mut chooser, 0.1);
-        }
+        until_recheck(&mut chooser, 0.1);
         assert_eq!(round(&mut chooser, 0.05), 'a');
         assert!(chooser.favours('a') && !chooser.favours('b'));
         let forced = Chooser::new(['a', 'b'], 'a', Some('b'));

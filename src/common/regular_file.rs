@@ -50,7 +50,7 @@ pub const MAP_PROBE: u64 = 2 << 20;
 
 /// A read round that measures, rather than works, reads at most this much: on a file the
 /// mapping suits (reading it costs 1.5 times as much, `wc -l` of 100 MB read back from disk on
-/// an Intel Xeon, Sapphire Rapids), the three such rounds of 100 MB read 3 MiB, not 12 MiB.
+/// an Intel Xeon, Sapphire Rapids), the five such rounds of 100 MB read 5 MiB, not 20 MiB.
 pub const READ_PROBE: u64 = 1 << 20;
 
 /// What is fed a file's bytes.

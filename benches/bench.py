@@ -51,8 +51,28 @@ def implementations(tool):
     return impls
 
 
+def stdout_of(argv, base_env=None, stdin=None):
+    """What `argv` prints on stdout (see `split_env` for a leading `env`)."""
+    env, command = split_env(argv, base_env)
+    return subprocess.run(command, stdin=stdin, capture_output=True, env=env).stdout
+
+
 def pin(cpu):
     return ["taskset", "-c", str(cpu)]
+
+
+def split_env(argv, base=None):
+    """(environment, argv) to run `argv` with: a leading `env NAME=VALUE ...` (a forced kernel)
+    goes into the environment instead of running an `env` process, whose exec (0.5-1 ms here)
+    would be timed for that implementation alone."""
+    env = dict(base if base is not None else os.environ)
+    if not argv or argv[0] != "env":
+        return env, list(argv)
+    rest = list(argv[1:])
+    while rest and "=" in rest[0] and not rest[0].startswith("/"):
+        name, _, value = rest.pop(0).partition("=")
+        env[name] = value
+    return env, rest
 
 
 def read_exactly(pipe, n):
@@ -67,7 +87,8 @@ def read_exactly(pipe, n):
 
 
 def check_yes(argv, line, n=8 << 20):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env, argv = split_env(argv)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     data = read_exactly(proc.stdout, n)
     proc.stdout.close()
     proc.wait()
@@ -77,7 +98,8 @@ def check_yes(argv, line, n=8 << 20):
 
 def pipe_throughput(producer, mode, nbytes, cross_core):
     cpu_reader = 1 if cross_core else 0
-    prod = subprocess.Popen(pin(0) + producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env, producer = split_env(producer)
+    prod = subprocess.Popen(pin(0) + producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     reader = subprocess.Popen(pin(cpu_reader) + [READER, mode, str(nbytes)], stdin=prod.stdout,
                               stdout=subprocess.PIPE)
     prod.stdout.close()
@@ -334,9 +356,10 @@ def wall_time(argv, stdout, pinned=True):
         # it is (2026-11-30: 20 rounds with the pause, cat 1G > file 0.29-0.35 s every time).
         time.sleep(0.5)
     out = subprocess.DEVNULL if stdout is None else open(stdout, "wb")
+    env, command = split_env(argv)
     try:
         start = time.perf_counter()
-        subprocess.run((pin(0) if pinned else []) + argv, stdout=out, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run((pin(0) if pinned else []) + command, stdout=out, stderr=subprocess.DEVNULL, check=True, env=env)
         return time.perf_counter() - start
     finally:
         if out is not subprocess.DEVNULL:
@@ -356,7 +379,7 @@ def throughput_rounds(impls, rounds, extra, gib, pinned=True):
 def same_output(impls, args, stdin=None):
     outputs = set()
     for argv in impls.values():
-        outputs.add(subprocess.run(argv + args, stdin=stdin, capture_output=True).stdout)
+        outputs.add(stdout_of(argv + args, stdin=stdin))
     return len(outputs) == 1
 
 
@@ -437,8 +460,7 @@ def suite_wc(args):
     for locale in ("C", "C.UTF-8"):
         env = dict(os.environ, LC_ALL=locale)
         for o in opts:
-            outs = {n: subprocess.run(a + o + [text], capture_output=True, env=env).stdout.split()[0]
-                    for n, a in impls.items()}
+            outs = {n: stdout_of(a + o + [text], env).split()[0] for n, a in impls.items()}
             if "gnu-9.12" in outs and outs["rapidutils"] != outs["gnu-9.12"]:
                 print(f"OUTPUT MISMATCH: wc {o} in {locale}: {outs}", file=sys.stderr)
                 sys.exit(1)
@@ -468,7 +490,8 @@ def suite_wc(args):
         for name, argv in rotated(impls, rnd):
             start = time.perf_counter()
             p1 = subprocess.Popen(pin(0) + ["cat", text], stdout=subprocess.PIPE)
-            subprocess.run(pin(0) + argv + ["-c"], stdin=p1.stdout, stdout=subprocess.DEVNULL, check=True)
+            env, command = split_env(argv)
+            subprocess.run(pin(0) + command + ["-c"], stdin=p1.stdout, stdout=subprocess.DEVNULL, check=True, env=env)
             p1.stdout.close()
             p1.wait()
             pipe["cat 200M | wc -c"][name].append(size / (time.perf_counter() - start))
@@ -573,7 +596,7 @@ def suite_scripts(args):
     wrong = set()
     for name, path in corpora.items():
         for o in opts:
-            outs = {n: subprocess.run(a + o + [path], capture_output=True, env=env).stdout for n, a in impls.items()}
+            outs = {n: stdout_of(a + o + [path], env) for n, a in impls.items()}
             ref = outs.get("gnu-9.12")
             mine = [v for n, v in outs.items() if n.startswith("rapidutils")]
             good = {v for v in mine if v == ref or ref is None} or set(mine)

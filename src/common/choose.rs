@@ -13,10 +13,10 @@
 //! [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
 //! rounds, so that a first choice made while the machine was still warming up is undone soon
 //! and a change part-way (a file half cached, half read back) is followed; after the first
-//! choice the other way must be cheaper by [`MARGIN`] to take over. Each way's cost is the least of its last [`SPAN`] rounds: a round
-//! made dear by the machine (an interrupt, another process, the hypervisor) is not the way's
-//! cost, and the way going on gives way only when it stays dearer. A pure function of the
-//! costs it is told, tested without a clock.
+//! choice the other way must be cheaper by [`MARGIN`] to take over. Each way's cost is the
+//! least of its last [`SPAN`] rounds: a round made dear by the machine (an interrupt, another
+//! process, the hypervisor) is not the way's cost, and the way going on gives way only when it
+//! stays dearer. A pure function of the costs it is told, tested without a clock.
 
 /// After this many rounds the way not taken is timed again on one round (at the most: see
 /// [`FIRST_RECHECK`]).

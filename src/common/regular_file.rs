@@ -135,7 +135,12 @@ pub fn feed<C: Consumer>(
             // long (a mapping's within a few per cent; see MAP_PROBE).
             len = match way {
                 Way::Read => len.min(READ_PROBE),
-                Way::Map => len.min(MAP_PROBE - at % MAP_PROBE),
+                // Up to the next 2 MiB boundary, or the one after where that is near: a few
+                // pages mapped would time the map and unmap, not the mapping.
+                Way::Map => {
+                    let rest = MAP_PROBE - at % MAP_PROBE;
+                    len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })
+                }
             };
         }
         let start = platform::thread_cpu_time();

@@ -129,9 +129,10 @@ test-aarch64: aarch64-deps
 # by the native test program (RAPIDUTILS_BIN_DIR) against Debian's arm64 build of GNU 9.12, also
 # under qemu (ci/gnu-oracle.sh with GNU_ORACLE_ARCH=arm64, in /opt/gnu-oracle-arm64). Skipped
 # there, by name: the tests that count or inject system calls with strace (under qemu it sees the
-# emulator's calls, not the program's), the one that shrinks a mapped file (qemu does not hand
-# the SIGBUS to the program's handler). The instruction counts per byte come from qemu there (a
-# plugin, ci/qemu-insn.c, built here), not from callgrind.
+# emulator's calls, not the program's), cat's that shrinks a mapped file (qemu does not hand the
+# SIGBUS to the program's handler); the tests that see they run under qemu skip those parts
+# themselves. Both kinds are listed at the end. The instruction counts per byte come from qemu
+# there (a plugin, ci/qemu-insn.c, built here), not from callgrind.
 AARCH64_SKIP := faults:: cat_shape::formatting_a_large_regular_file_reads_none_of_it \
 	hostile::twenty_gib_sparse_file hostile::mapped_files_that_shrink_end_where_the_file_ends
 QEMU_INSN := $(CURDIR)/target/qemu-insn.so
@@ -142,9 +143,13 @@ test-aarch64-suite: aarch64-deps $(QEMU_INSN)
 	bash ci/qemu-binfmt.sh
 	GNU_ORACLE_ARCH=arm64 bash $(ORACLE_SH) >/dev/null
 	$(AARCH64_ENV) $(CARGO) build --release --bins --target $(AARCH64)
+	rm -f $(SKIPS).aarch64
 	RAPIDUTILS_BIN_DIR=$(CURDIR)/target/$(AARCH64)/release RAPIDUTILS_TEST_ARCH=aarch64 \
-	RAPIDUTILS_QEMU_INSN=$(QEMU_INSN) \
+	RAPIDUTILS_QEMU_INSN=$(QEMU_INSN) RAPIDUTILS_TEST_SKIPS=$(SKIPS).aarch64 \
 	GNU_ORACLE_BIN=/opt/gnu-oracle-arm64/bin $(CARGO) test --release --test tests -- $(AARCH64_SKIP:%=--skip %)
+	@echo "Not run under qemu (skipped by name): $(AARCH64_SKIP)"
+	@if [ -s $(SKIPS).aarch64 ]; then echo "Not run under qemu (the rest of those tests ran):"; \
+	  sort -u $(SKIPS).aarch64; fi
 
 # Big-endian (s390x): the library's unit tests under qemu, where the portable word-at-a-time
 # kernels are the ones that run: byte order is where their tricks could go wrong.

@@ -169,6 +169,14 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
         skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
         return;
     }
+    if arch() != std::env::consts::ARCH {
+        // qemu (7.2) answers the program's MADV_SEQUENTIAL itself: strace sees only the
+        // emulator's own madvise, so the injected delay never holds the count back, and the file
+        // is cut at whatever point the count has reached.
+        let test = "wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end";
+        skipped(test, "the whole test", "under qemu strace cannot hold wc back at a window's madvise");
+        return;
+    }
     let data = mixed_text(12 << 20, 5);
     let window = 4 << 20;
     // New ends inside the second window, on a 256 KiB piece boundary, at the window's end, and

@@ -143,6 +143,9 @@ impl<W: Copy + PartialEq> Chooser<W> {
         let timed_both = self.timed_both();
         let checking = timed_both && self.since_check >= self.interval;
         self.recent[index].push(nanos as f64 / units as f64);
+        // Whether the way not taken is far dearer than the one going on, in each of its last
+        // rounds (at a recheck two at least: the first timed round alone does not count).
+        let mut far = false;
         if let [Some(a), Some(b)] = self.recent.map(|r| r.cost()) {
             let cost = [a, b];
             let other = 1 - self.current;
@@ -151,13 +154,8 @@ impl<W: Copy + PartialEq> Chooser<W> {
             } else if cost[other] < cost[self.current] * (1.0 - MARGIN) {
                 self.current = other;
             }
+            far = cost[1 - self.current] > cost[self.current] * FAR;
         }
-        // The way not taken is far dearer than the one going on, in each of its last rounds (at
-        // a recheck two at least: the first timed round alone does not count).
-        let far = match (self.recent[1 - self.current].cost(), self.recent[self.current].cost()) {
-            (Some(dear), Some(cheap)) => dear > cheap * FAR,
-            _ => false,
-        };
         if checking {
             self.since_check = 0;
             self.interval = if far { RECHECK } else { (self.interval * 2).min(RECHECK) };
@@ -208,6 +206,16 @@ mod tests {
         assert_ne!(round(chooser, 9.0), first);
     }
 
+    /// A chooser past its untimed first rounds and one timed round each way: 'a' at `a`, 'b'
+    /// at `b`.
+    fn timed_once(a: f64, b: f64) -> Chooser<char> {
+        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
+        warm_up(&mut chooser);
+        assert_eq!(round(&mut chooser, a), 'a');
+        assert_eq!(round(&mut chooser, b), 'b');
+        chooser
+    }
+
     /// Rounds of the way going on at `cost` until the chooser asks for the other (a recheck);
     /// returns how many.
     fn until_recheck(chooser: &mut Chooser<char>, cost: f64) -> u32 {
@@ -244,40 +252,24 @@ mod tests {
 
     #[test]
     fn a_way_far_dearer_is_rechecked_only_every_recheck_rounds() {
-        // Far dearer in its first timed round: one round alone may be the machine's, so the
-        // first recheck comes early; far dearer again there, the next comes RECHECK rounds on.
-        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
-        warm_up(&mut chooser);
-        assert_eq!(round(&mut chooser, 0.25), 'a');
-        assert_eq!(round(&mut chooser, 0.1), 'b');
-        assert_eq!(until_recheck(&mut chooser, 0.1), FIRST_RECHECK);
-        assert_eq!(round(&mut chooser, 0.3), 'a');
-        assert_eq!(until_recheck(&mut chooser, 0.1), RECHECK);
-        // Dearer, not far: the rechecks come after twice as many rounds each time.
-        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
-        warm_up(&mut chooser);
-        assert_eq!(round(&mut chooser, 0.14), 'a');
-        assert_eq!(round(&mut chooser, 0.1), 'b');
-        assert_eq!(until_recheck(&mut chooser, 0.1), FIRST_RECHECK);
-        assert_eq!(round(&mut chooser, 0.14), 'a');
-        assert_eq!(until_recheck(&mut chooser, 0.1), 2 * FIRST_RECHECK);
-        // Far dearer in one of its rounds only: not far.
-        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
-        warm_up(&mut chooser);
-        assert_eq!(round(&mut chooser, 0.12), 'a');
-        assert_eq!(round(&mut chooser, 0.1), 'b');
-        assert_eq!(until_recheck(&mut chooser, 0.1), FIRST_RECHECK);
-        assert_eq!(round(&mut chooser, 0.5), 'a');
-        assert_eq!(until_recheck(&mut chooser, 0.1), 2 * FIRST_RECHECK);
+        // Each case: (a's first timed round, a's round at the first recheck, the next interval).
+        // Far dearer in both: RECHECK rounds on. Dearer, not far: twice as many rounds as the
+        // last. Far dearer in one of its rounds only: not far.
+        for (first, again, next) in
+            [(0.25, 0.3, RECHECK), (0.14, 0.14, 2 * FIRST_RECHECK), (0.12, 0.5, 2 * FIRST_RECHECK)]
+        {
+            let mut chooser = timed_once(first, 0.1);
+            // One round alone may be the machine's: the first recheck comes early.
+            assert_eq!(until_recheck(&mut chooser, 0.1), FIRST_RECHECK);
+            assert_eq!(round(&mut chooser, again), 'a');
+            assert_eq!(until_recheck(&mut chooser, 0.1), next, "a at {first}, then {again}");
+        }
     }
 
     #[test]
     fn a_first_choice_made_on_dear_first_rounds_is_undone_soon() {
         // 'a' is the cheaper, but its first timed round came while the machine warmed up.
-        let mut chooser = Chooser::new(['a', 'b'], 'b', None);
-        warm_up(&mut chooser);
-        assert_eq!(round(&mut chooser, 0.9), 'a');
-        assert_eq!(round(&mut chooser, 0.6), 'b');
+        let mut chooser = timed_once(0.9, 0.6);
         assert_eq!(until_recheck(&mut chooser, 0.6), FIRST_RECHECK);
         assert_eq!(round(&mut chooser, 0.4), 'a');
         assert!(chooser.favours('a'));

@@ -16,9 +16,9 @@ pub mod wc;
 pub mod yes;
 
 use clap::Command;
-pub use common::Tool;
+pub use common::{Arg, Tool};
 use common::{diag, help};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
 /// Every tool rapidutils provides.
@@ -33,16 +33,16 @@ pub fn tool_for_program(program: &OsStr) -> Option<&'static Tool> {
 }
 
 /// Runs one tool as a standalone binary: `argv[0]` is the program name in diagnostics, as GNU's.
-pub fn run_tool(tool: &Tool, mut args: Vec<OsString>) -> i32 {
-    let program = if args.is_empty() { OsString::from(tool.name) } else { args.remove(0) };
-    diag::set_program_name(&program);
+pub fn run_tool(tool: &Tool, mut args: Vec<Arg>) -> i32 {
+    let program = if args.is_empty() { OsStr::new(tool.name) } else { args.remove(0) };
+    diag::set_program_name(program);
     let status = (tool.run)(args);
     // GNU's close_stdout: a diagnostic that could not be written fails the run.
     if status == diag::EXIT_SUCCESS && diag::stderr_failed() { diag::EXIT_FAILURE } else { status }
 }
 
 /// The multi-call binary: dispatch on the program name, else on the first argument.
-pub fn multicall_main(mut args: Vec<OsString>) -> i32 {
+pub fn multicall_main(mut args: Vec<Arg>) -> i32 {
     if let Some(tool) = args.first().and_then(|p| tool_for_program(p)) {
         return run_tool(tool, args);
     }
@@ -65,7 +65,7 @@ pub fn multicall_main(mut args: Vec<OsString>) -> i32 {
     }
     match TOOLS.iter().find(|t| t.name.as_bytes() == name.as_bytes()) {
         Some(tool) => {
-            args[0] = OsString::from(tool.name);
+            args[0] = OsStr::new(tool.name);
             run_tool(tool, args)
         }
         None => {

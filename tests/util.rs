@@ -223,6 +223,37 @@ pub fn generator() -> PathBuf {
         .clone()
 }
 
+/// A command that runs `program` (one of ours) and counts the instructions it runs, for
+/// [`count_instructions`]: callgrind for a native binary, and for another architecture's (the
+/// aarch64 suite) qemu with the plugin the Makefile builds from `ci/qemu-insn.c`
+/// (`RAPIDUTILS_QEMU_INSN`), which counts one thread's.
+pub fn instruction_counter(program: PathBuf) -> Command {
+    let mut cmd;
+    if arch() != std::env::consts::ARCH {
+        assert!(arch() == "aarch64", "no instruction counter for {} binaries", arch());
+        let plugin = std::env::var("RAPIDUTILS_QEMU_INSN")
+            .expect("RAPIDUTILS_QEMU_INSN names the qemu plugin: run the aarch64 suite by `make test-aarch64-suite`");
+        cmd = Command::new(require_program("qemu-aarch64"));
+        cmd.args(["-L", "/usr/aarch64-linux-gnu", "-plugin", &plugin]);
+    } else {
+        cmd = Command::new(require_program("valgrind"));
+        cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"]);
+    }
+    cmd.arg(program);
+    cmd
+}
+
+/// Runs a command from [`instruction_counter`]; it must succeed. Returns the instructions
+/// counted.
+pub fn count_instructions(mut cmd: Command) -> u64 {
+    let out = cmd.output().expect("the instruction counter runs");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    let marker = if arch() != std::env::consts::ARCH { "guest instructions:" } else { "I   refs:" };
+    let count = log.lines().find_map(|l| l.split(marker).nth(1)).unwrap_or_else(|| panic!("{log}"));
+    count.trim().replace(',', "").parse().unwrap()
+}
+
 /// A program the test needs from the system; its absence fails the test (`make test-deps`
 /// installs it).
 pub fn require_program(name: &str) -> PathBuf {

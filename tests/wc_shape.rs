@@ -2,7 +2,6 @@
 //! reading it (and the offset is left at the end); a pipe is drained by splice, not read.
 
 use crate::util::*;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn trace(cmd_line: &str, dir: &TempDir) -> (String, String) {
@@ -232,17 +231,6 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
 #[test]
 fn counting_costs_few_instructions_per_byte() {
     let aarch64 = arch() == "aarch64";
-    let emulated = arch() != std::env::consts::ARCH;
-    let counter: (PathBuf, Vec<String>) = if emulated {
-        assert!(aarch64, "no instruction counter for {} binaries", arch());
-        let plugin = std::env::var("RAPIDUTILS_QEMU_INSN")
-            .expect("RAPIDUTILS_QEMU_INSN names the qemu plugin: run the aarch64 suite by `make test-aarch64-suite`");
-        let args = ["-L", "/usr/aarch64-linux-gnu", "-plugin", &plugin].map(String::from).to_vec();
-        (require_program("qemu-aarch64"), args)
-    } else {
-        let args = ["--tool=callgrind", "--callgrind-out-file=/dev/null"].map(String::from).to_vec();
-        (require_program("valgrind"), args)
-    };
     let dir = TempDir::new("wc-instructions");
     let len = 4 << 20;
     dir.file("text", &mixed_text(len, 91));
@@ -260,23 +248,10 @@ fn counting_costs_few_instructions_per_byte() {
         ("-l", 1.5, 0.5, 0.5, 0.5),
     ];
     let instructions = |kernel: &str, opts: &str, file: &str| -> u64 {
-        let out = Command::new(&counter.0)
-            .args(&counter.1)
-            .arg(ours("wc"))
-            .args(opts.split_whitespace())
-            .arg(file)
-            .env("RAPIDUTILS_SIMD", kernel)
-            .env("LC_ALL", "C.UTF-8")
-            .current_dir(&dir.0)
-            .output()
-            .expect("the instruction counter runs");
-        let log = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{log}");
-        let count = log
-            .lines()
-            .find_map(|l| l.split(if emulated { "guest instructions:" } else { "I   refs:" }).nth(1))
-            .unwrap_or_else(|| panic!("{log}"));
-        count.trim().replace(',', "").parse().unwrap()
+        let mut cmd = instruction_counter(ours("wc"));
+        cmd.args(opts.split_whitespace()).arg(file);
+        cmd.env("RAPIDUTILS_SIMD", kernel).env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
+        count_instructions(cmd)
     };
     for kernel in kernels("counting_costs_few_instructions_per_byte").into_iter().filter(|&k| k != "avx512") {
         for (opts, swar, sse2, vector, neon) in bounds {

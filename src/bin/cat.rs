@@ -1,7 +1,7 @@
 //! `cat` on its own.
 #![no_main]
 
-fn run(args: Vec<std::ffi::OsString>) -> i32 {
+fn run(args: Vec<rapidutils::common::Arg>) -> i32 {
     rapidutils::run_tool(&rapidutils::cat::TOOL, args)
 }
 

@@ -140,13 +140,47 @@ pub struct Calls {
     pub copy_file_range: bool,
 }
 
+/// The methods to try for one input, in order (at most three), held in place: a plan is made
+/// for every input, and `cat` of many small files should not allocate for each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    methods: [Method; 3],
+    len: usize,
+}
+
+impl Plan {
+    fn push(&mut self, method: Method) {
+        self.methods[self.len] = method;
+        self.len += 1;
+    }
+
+    fn extend(&mut self, methods: impl IntoIterator<Item = Method>) {
+        methods.into_iter().for_each(|m| self.push(m));
+    }
+
+    /// Keeps the methods `keep` says yes to, in order.
+    fn retain(&mut self, keep: impl Fn(Method) -> bool) {
+        let mut kept = Plan { methods: [Method::ReadWrite; 3], len: 0 };
+        kept.extend(self.iter().copied().filter(|&m| keep(m)));
+        *self = kept;
+    }
+}
+
+impl std::ops::Deref for Plan {
+    type Target = [Method];
+
+    fn deref(&self) -> &[Method] {
+        &self.methods[..self.len]
+    }
+}
+
 /// The methods to try for one input, in order: when one says "not supported here" (at any
 /// point: the offsets tell where the data stands), the next goes on. Read/write always ends
 /// the list. `small`: a regular input of at most SMALL_FILE bytes (a relay pipe is not worth
 /// its set-up for it).
-pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Vec<Method> {
+pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Plan {
     use FileKind::*;
-    let mut methods = Vec::with_capacity(3);
+    let mut methods = Plan { methods: [Method::ReadWrite; 3], len: 0 };
     if calls.splice {
         match (input, output) {
             (Directory, _) => {}
@@ -264,9 +298,9 @@ impl Copier {
         let small = regular && in_info.size <= SMALL_FILE;
         let size = regular.then_some(in_info.size);
         let mut methods = plan(in_info.kind, small, out_info.kind, calls);
-        if small && methods == [Method::Sendfile, Method::ReadWrite] {
+        if small && *methods == [Method::Sendfile, Method::ReadWrite] {
             let way = self.small.begin();
-            methods.retain(|&m| m == way || m == Method::ReadWrite);
+            methods.retain(|m| m == way || m == Method::ReadWrite);
             let result = self.copy_by(&methods, input, size, output, out_info);
             self.small.end(in_info.size);
             return result;
@@ -597,15 +631,15 @@ mod tests {
                         (Regular, _) => vec![Sendfile],
                         _ => vec![Relay],
                     };
-                    assert_eq!(linux, [want, vec![ReadWrite]].concat(), "{input:?} -> {output:?} small {small}");
+                    assert_eq!(*linux, [want, vec![ReadWrite]].concat(), "{input:?} -> {output:?} small {small}");
                     let bsd = plan(input, small, output, FREEBSD);
                     let want = if (input, output) == (Regular, Regular) {
                         vec![CopyFileRange, ReadWrite]
                     } else {
                         vec![ReadWrite]
                     };
-                    assert_eq!(bsd, want, "FreeBSD {input:?} -> {output:?}");
-                    assert_eq!(plan(input, small, output, PORTABLE), [ReadWrite], "portable {input:?} -> {output:?}");
+                    assert_eq!(*bsd, want, "FreeBSD {input:?} -> {output:?}");
+                    assert_eq!(*plan(input, small, output, PORTABLE), [ReadWrite], "portable {input:?} -> {output:?}");
                 }
             }
         }

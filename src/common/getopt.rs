@@ -111,29 +111,29 @@ impl GetoptError {
 /// available from [`Getopt::into_operands`] once the options are exhausted.
 pub struct Getopt {
     table: Vec<OptDef>,
-    args: std::vec::IntoIter<OsString>,
+    args: std::vec::IntoIter<&'static OsStr>,
     /// The rest of a short-option cluster being scanned (`-abc` after `a`).
     cluster: Vec<u8>,
-    operands: Vec<OsString>,
+    operands: Vec<&'static OsStr>,
     ordering: Ordering,
     done: bool,
 }
 
 impl Getopt {
     /// `args` are the arguments after the program name.
-    pub fn new(table: Vec<OptDef>, args: Vec<OsString>, ordering: Ordering) -> Getopt {
+    pub fn new(table: Vec<OptDef>, args: Vec<&'static OsStr>, ordering: Ordering) -> Getopt {
         let ordering = if std::env::var_os("POSIXLY_CORRECT").is_some() { Ordering::RequireOrder } else { ordering };
         Getopt { table, args: args.into_iter(), cluster: Vec::new(), operands: Vec::new(), ordering, done: false }
     }
 
     /// The scanner for a tool's own `Command`, with GNU's default ordering (options anywhere
     /// before `--`, unless POSIXLY_CORRECT).
-    pub fn for_command(cmd: &Command, args: Vec<OsString>) -> Getopt {
+    pub fn for_command(cmd: &Command, args: Vec<&'static OsStr>) -> Getopt {
         Getopt::new(option_table(cmd), args, Ordering::Permute)
     }
 
     /// The operands, in order; call once the iterator has returned `None`.
-    pub fn into_operands(mut self) -> Vec<OsString> {
+    pub fn into_operands(mut self) -> Vec<&'static OsStr> {
         self.operands.extend(self.args);
         self.operands
     }
@@ -152,7 +152,7 @@ impl Getopt {
             return Ok(Matched { id, value: Some(value) });
         }
         match self.args.next() {
-            Some(value) => Ok(Matched { id, value: Some(value) }),
+            Some(value) => Ok(Matched { id, value: Some(value.to_owned()) }),
             None => Err(GetoptError::ShortArgumentRequired(c)),
         }
     }
@@ -190,7 +190,7 @@ impl Getopt {
             (false, None) => Ok(Matched { id, value: None }),
             (true, Some(v)) => Ok(Matched { id, value: Some(OsStr::from_bytes(v).to_owned()) }),
             (true, None) => match self.args.next() {
-                Some(v) => Ok(Matched { id, value: Some(v) }),
+                Some(v) => Ok(Matched { id, value: Some(v.to_owned()) }),
                 None => Err(GetoptError::ArgumentRequired(long)),
             },
         }
@@ -241,8 +241,8 @@ mod tests {
         option_table(&cmd)
     }
 
-    fn run(args: &[&str]) -> (Vec<Result<Matched, GetoptError>>, Vec<OsString>) {
-        let mut g = Getopt::new(table(), args.iter().map(OsString::from).collect(), Ordering::Permute);
+    fn run(args: &[&'static str]) -> (Vec<Result<Matched, GetoptError>>, Vec<&'static OsStr>) {
+        let mut g = Getopt::new(table(), args.iter().map(|a| OsStr::new(*a)).collect(), Ordering::Permute);
         let items: Vec<_> = g.by_ref().collect();
         (items, g.into_operands())
     }
@@ -259,8 +259,9 @@ mod tests {
 
     #[test]
     fn errors_are_worded_like_glibc() {
-        let msg =
-            |args: &[&str]| String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().render(b"t")).unwrap();
+        let msg = |args: &[&'static str]| {
+            String::from_utf8(run(args).0.last().unwrap().clone().unwrap_err().render(b"t")).unwrap()
+        };
         assert_eq!(msg(&["--x=1"]), "t: unrecognized option '--x=1'\n");
         assert_eq!(
             msg(&["--=1"]),

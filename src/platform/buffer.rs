@@ -2,6 +2,7 @@
 //! system has them: the shape `vmsplice` wants (whole pages), and cheap to fault in.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The pages are about to be written: fault them all in with one call (MAP_POPULATE) instead
 /// of one page fault each, which costs ~3 us per page in a VM (0.8 ms for 1 MiB, measured).
@@ -84,10 +85,19 @@ impl Drop for PageBuffer {
     }
 }
 
+/// The page size, asked of the system once (`cat` wants it for every input).
 pub(super) fn page_size() -> usize {
-    // SAFETY: sysconf has no memory effects.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if size > 0 { size as usize } else { 4096 }
+    static PAGE: AtomicUsize = AtomicUsize::new(0);
+    match PAGE.load(Ordering::Relaxed) {
+        0 => {
+            // SAFETY: sysconf has no memory effects.
+            let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            let size = if size > 0 { size as usize } else { 4096 };
+            PAGE.store(size, Ordering::Relaxed);
+            size
+        }
+        size => size,
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -26,10 +26,10 @@ pub use pipe::{
     set_pipe_size, splice, tee, vmsplice,
 };
 
-use std::ffi::{CStr, OsString, c_char, c_int};
+use std::ffi::{CStr, OsStr, c_char, c_int};
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::OsStrExt;
 
 /// A raw file descriptor number.
 pub type Fd = c_int;
@@ -38,7 +38,7 @@ pub const STDOUT: Fd = 1;
 pub const STDERR: Fd = 2;
 
 /// Defines the C `main` of a binary: `rapidutils::entry!(path::to::run)` where
-/// `run: fn(Vec<OsString>) -> i32`.
+/// `run: fn(Vec<rapidutils::common::Arg>) -> i32`.
 ///
 /// The binaries are `#![no_main]`, so Rust's runtime start-up never runs. That start-up would
 /// set SIGPIPE to "ignored" and reopen closed fds 0-2 on /dev/null, hiding exactly the state GNU
@@ -58,17 +58,20 @@ macro_rules! entry {
     };
 }
 
-/// Converts the C `argv` into owned byte strings (arguments are bytes, never assumed UTF-8).
+/// The C `argv` as byte strings (arguments are bytes, never assumed UTF-8), borrowed: nothing is
+/// copied.
 ///
 /// # Safety
-/// `argv` must point to `argc` valid NUL-terminated strings, as the C runtime guarantees.
-pub unsafe fn args_from_c(argc: c_int, argv: *const *const c_char) -> Vec<OsString> {
+/// `argv` must point to `argc` valid NUL-terminated strings that live, unchanged, for the rest
+/// of the process, as the C runtime's do.
+pub unsafe fn args_from_c(argc: c_int, argv: *const *const c_char) -> Vec<&'static OsStr> {
     let count = usize::try_from(argc).unwrap_or(0);
     let mut args = Vec::with_capacity(count);
     for i in 0..count {
-        // SAFETY: i < argc, and the caller guarantees argv[0..argc] are valid C strings.
-        let arg = unsafe { CStr::from_ptr(*argv.add(i)) };
-        args.push(OsString::from_vec(arg.to_bytes().to_vec()));
+        // SAFETY: i < argc, and the caller guarantees argv[0..argc] are valid C strings that
+        // live, unchanged, for the rest of the process.
+        let arg: &'static CStr = unsafe { CStr::from_ptr(*argv.add(i)) };
+        args.push(OsStr::from_bytes(arg.to_bytes()));
     }
     args
 }
@@ -353,7 +356,7 @@ mod tests {
     use std::os::unix::ffi::OsStrExt;
 
     #[test]
-    fn args_from_c_copies_every_byte() {
+    fn args_from_c_keeps_every_byte() {
         let owned: Vec<CString> =
             [&b"prog"[..], b"", b"\xff\xfe not utf-8", b"a b"].iter().map(|a| CString::new(*a).unwrap()).collect();
         let ptrs: Vec<*const c_char> = owned.iter().map(|a| a.as_ptr()).collect();

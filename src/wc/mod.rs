@@ -19,7 +19,7 @@ pub use cli::{TOTAL_WHEN, command};
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{format, tr, trf};
 use crate::common::regular_file::Share;
-use crate::common::{diag, help, quote, sink};
+use crate::common::{Arg, diag, help, quote, sink};
 use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
 use classes::ByteClasses;
 use count::ClassShape;
@@ -29,7 +29,7 @@ use plan::{Count, Path};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 
 /// `wc` in the tool table.
 pub const TOOL: crate::common::Tool = crate::common::Tool { name: "wc", command, run: main };
@@ -43,7 +43,7 @@ enum TotalMode {
 }
 
 /// Runs `wc` with `args` (without the program name); returns the exit status.
-pub fn main(args: Vec<OsString>) -> i32 {
+pub fn main(args: Vec<Arg>) -> i32 {
     let cmd = command();
     let mut want = Want::default();
     let mut files0_from: Option<OsString> = None;
@@ -230,17 +230,17 @@ impl Wc {
         self.width = number_width(&stats);
     }
 
-    fn run_operands(&mut self, operands: Vec<OsString>) -> io::Result<()> {
-        let names: Vec<Option<Vec<u8>>> =
-            if operands.is_empty() { vec![None] } else { operands.into_iter().map(|o| Some(o.into_vec())).collect() };
-        self.set_width(&names.iter().map(|n| n.as_deref()).collect::<Vec<_>>());
+    fn run_operands(&mut self, operands: Vec<Arg>) -> io::Result<()> {
+        let names: Vec<Option<&[u8]>> =
+            if operands.is_empty() { vec![None] } else { operands.into_iter().map(|o| Some(o.as_bytes())).collect() };
+        self.set_width(&names);
         for name in &names {
             match name {
-                Some(name) if name.is_empty() => {
+                Some([]) => {
                     diag::error(tr(c"invalid zero-length file name"));
                     self.ok = false;
                 }
-                _ => self.count_input(name.as_deref())?,
+                _ => self.count_input(*name)?,
             }
         }
         let n_args = if names == [None] { 0 } else { names.len() };

@@ -15,9 +15,8 @@ pub use cli::command;
 
 use crate::common::getopt::Getopt;
 use crate::common::i18n::tr;
-use crate::common::{diag, help, sink};
+use crate::common::{Arg, diag, help, sink};
 use crate::platform::{self, FileKind, PageBuffer};
-use std::ffi::OsString;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -34,7 +33,7 @@ const SOURCE_PAGES: usize = 16;
 const UNIT: usize = 64 * 1024;
 
 /// Runs `yes` with `args` (without the program name); returns the exit status.
-pub fn main(args: Vec<OsString>) -> i32 {
+pub fn main(args: Vec<Arg>) -> i32 {
     let cmd = command();
     // GNU's parse_gnu_standard_options_only makes one getopt_long call: the first option found
     // (anywhere before `--`, unless POSIXLY_CORRECT) decides, and later ones are not looked at.
@@ -53,7 +52,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
 }
 
 /// The operands joined by single spaces, and a newline; `y` when there are none.
-pub fn build_line(operands: &[OsString]) -> Vec<u8> {
+pub fn build_line(operands: &[Arg]) -> Vec<u8> {
     if operands.is_empty() {
         return b"y\n".to_vec();
     }
@@ -269,7 +268,7 @@ mod tests {
     #[test]
     fn line_is_operands_joined_by_spaces() {
         assert_eq!(build_line(&[]), b"y\n");
-        assert_eq!(build_line(&["a".into(), "".into(), "b c".into()]), b"a  b c\n");
+        assert_eq!(build_line(&["a", "", "b c"].map(std::ffi::OsStr::new)), b"a  b c\n");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! `cat`'s formatting options (-b -E -n -s -T -v and their combinations -A -e -t) as a state
 //! machine over large chunks: line ends and the bytes `-v` shows come from the masks of 64-byte
 //! blocks (`platform::simd`; `memchr` finds them in a chunk's last partial block, and TABs for
-//! `-T`), runs of bytes that need no change are copied in bulk, and the state (line number,
-//! blank-line run, a pending CR) carries over from chunk to chunk and from file to file exactly
-//! as in GNU's `cat`.
+//! `-T` with `-n`, `-b` or `-s`), runs of bytes that need no change are copied in bulk, and the
+//! state (line number, blank-line run, a pending CR) carries over from chunk to chunk and from
+//! file to file exactly as in GNU's `cat`.
 
 use crate::platform;
 use crate::platform::simd::{Block64, Masks, WithMasks};
@@ -241,6 +241,17 @@ pub struct Formatter {
     counter: LineCounter,
 }
 
+/// [`Formatter::feed`]'s work, run with the masks of a kernel.
+struct Feed<'f, 'i, 'o>(&'f mut Formatter, &'i [u8], &'o mut OutBuf);
+
+impl WithMasks for Feed<'_, '_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<B: Block64>(self, masks: Masks<B>) {
+        self.0.feed_with(masks, self.1, self.2);
+    }
+}
+
 /// How one byte prints under -v: up to four bytes (`M-^X`) in the low half, always stored as
 /// four, and how many of them count less one in the top byte (one load in the window loop,
 /// and a shift the compiler knows to be below 256).
@@ -321,6 +332,68 @@ static MAP_TABS: [Shown; 256] = with_newline(notation(true), false);
 static MAP_ENDS: [Shown; 256] = with_newline(notation(false), true);
 static MAP_PLAIN: [Shown; 256] = with_newline(notation(false), false);
 
+/// Without -v: every byte as itself, but TAB as `^I` (-T), LF as `$` LF and CR as `^M` (-E;
+/// only a CR just before a LF is looked up, see [`Marked::Ends`]).
+const fn visible(show_tabs: bool, show_ends: bool) -> [Shown; 256] {
+    let mut table = [Shown(0); 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = Shown::new([b as u8, 0, 0, 0], 1);
+        b += 1;
+    }
+    if show_tabs {
+        table[b'\t' as usize] = Shown::new([b'^', b'I', 0, 0], 2);
+    }
+    if show_ends {
+        table[b'\n' as usize] = Shown::new([b'$', b'\n', 0, 0], 2);
+        table[b'\r' as usize] = Shown::new([b'^', b'M', 0, 0], 2);
+    }
+    table
+}
+
+static VISIBLE_TABS: [Shown; 256] = visible(true, false);
+static VISIBLE_ENDS: [Shown; 256] = visible(false, true);
+static VISIBLE_TABS_ENDS: [Shown; 256] = visible(true, true);
+
+/// Which bytes a byte-to-bytes mapping (`map_bytes`) looks up in its table; every other byte is
+/// copied as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marked {
+    /// -v: control bytes (TAB and LF among them), DEL, and bytes above 127.
+    Nonprinting,
+    /// -T alone: TABs.
+    Tabs,
+    /// -E, with -T or without: LFs, each CR just before a LF (GNU 9.12 shows CR LF as `^M$`,
+    /// any other CR as itself), and with -T TABs.
+    Ends { tabs: bool },
+}
+
+impl Marked {
+    /// The bits of `block`'s bytes to look up; `lf_next`: the byte after the block is a LF.
+    #[inline(always)]
+    fn mask<B: Block64>(self, m: Masks<B>, block: &[u8; 64], lf_next: bool) -> u64 {
+        match self {
+            Marked::Nonprinting => m.control_or_high(block),
+            Marked::Tabs => m.eq(block, b'\t'),
+            Marked::Ends { tabs } => {
+                let lf = m.eq(block, b'\n');
+                let cr_lf = m.eq(block, b'\r') & (lf >> 1 | u64::from(lf_next) << 63);
+                lf | cr_lf | if tabs { m.eq(block, b'\t') } else { 0 }
+            }
+        }
+    }
+
+    /// How `input[at]` shows, looked up or not (the loops that go byte by byte).
+    #[inline(always)]
+    fn shown(self, table: &[Shown; 256], input: &[u8], at: usize) -> Shown {
+        let b = input[at];
+        match self {
+            Marked::Ends { .. } if b == b'\r' && input.get(at + 1) != Some(&b'\n') => Shown::new([b'\r', 0, 0, 0], 1),
+            _ => table[usize::from(b)],
+        }
+    }
+}
+
 impl Formatter {
     pub fn new(opts: Options) -> Formatter {
         Formatter { opts, newlines: 0, pending_cr: false, counter: LineCounter::default() }
@@ -330,14 +403,6 @@ impl Formatter {
     /// it (`OutBuf::room_for`). Runs with the best block masks, compiled for their
     /// instruction set (see `platform::simd::with_best_masks`).
     pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
-        struct Feed<'f, 'i, 'o>(&'f mut Formatter, &'i [u8], &'o mut OutBuf);
-        impl WithMasks for Feed<'_, '_, '_> {
-            type Output = ();
-            #[inline(always)]
-            fn run<B: Block64>(self, masks: Masks<B>) {
-                self.0.feed_with(masks, self.1, self.2);
-            }
-        }
         platform::simd::with_best_masks(Feed(self, input, out));
     }
 
@@ -358,7 +423,32 @@ impl Formatter {
             let (done, written) =
                 m.notation_blocks(input, self.opts.show_tabs, self.opts.show_ends, room).unwrap_or((0, 0));
             out.len += written;
-            map_bytes(m, &input[done..], table, out);
+            map_bytes(m, &input[done..], table, Marked::Nonprinting, out);
+            return;
+        }
+        if (self.opts.show_tabs || self.opts.show_ends)
+            && !self.opts.show_nonprinting
+            && !self.opts.number
+            && !self.opts.squeeze_blank
+        {
+            // -T, -E or both, no line state: a mapping too, of the few bytes they show.
+            if !self.opts.show_ends {
+                map_bytes(m, input, &VISIBLE_TABS, Marked::Tabs, out);
+                return;
+            }
+            // A CR at the chunk's end waits for the next byte: `^M` before a LF, else itself.
+            let mut input = input;
+            if self.pending_cr && !input.is_empty() {
+                self.pending_cr = false;
+                out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
+            }
+            if let Some((b'\r', rest)) = input.split_last() {
+                input = rest;
+                self.pending_cr = true;
+            }
+            let tabs = self.opts.show_tabs;
+            let table = if tabs { &VISIBLE_TABS_ENDS } else { &VISIBLE_ENDS };
+            map_bytes(m, input, table, Marked::Ends { tabs }, out);
             return;
         }
         if self.opts.show_nonprinting {
@@ -610,14 +700,15 @@ const STEPS: usize = 4;
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
 /// notation splits it into runs copied as they are and single bytes from the table.
 #[inline(always)]
-fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], out: &mut OutBuf) {
+fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], marked: Marked, out: &mut OutBuf) {
     // The output length is a local for the whole chunk (stores into `out.data` could otherwise
     // alias `out.len`, which would be reloaded after every one).
     let data = &mut out.data[..];
-    let (mut done, mut len) = map_windows(m, input, table, data, out.len);
+    let (mut done, mut len) = map_windows(m, input, table, marked, data, out.len);
     let full = input.len() / 64 * 64;
     for base in (done..full).step_by(64) {
-        let mut mask = m.control_or_high(input[base..base + 64].try_into().unwrap());
+        let lf_next = input.get(base + 64) == Some(&b'\n');
+        let mut mask = marked.mask(m, input[base..base + 64].try_into().unwrap(), lf_next);
         while mask != 0 {
             let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -627,8 +718,8 @@ fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], out: &
         }
     }
     len = put_run_at(data, len, input, done, full);
-    for &b in &input[full..] {
-        len = put_shown_at(data, len, table[b as usize]);
+    for at in full..input.len() {
+        len = put_shown_at(data, len, marked.shown(table, input, at));
     }
     out.len = len;
 }
@@ -647,6 +738,7 @@ fn map_windows<B: Block64>(
     m: Masks<B>,
     input: &[u8],
     table: &[Shown; 256],
+    marked: Marked,
     data: &mut [u8],
     mut len: usize,
 ) -> (usize, usize) {
@@ -657,16 +749,16 @@ fn map_windows<B: Block64>(
     while base + 129 <= input.len() {
         platform::simd::prefetch_ahead(input, base);
         let src: &[u8; 129] = input[base..base + 129].try_into().unwrap();
-        let mut mask = m.control_or_high(src[..64].try_into().unwrap());
+        let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n');
         let dst: &mut [u8; WINDOW] = (&mut data[len..len + WINDOW]).try_into().unwrap();
         if mask.count_ones() > 16 {
-            // Mostly bytes that need notation (binary data): byte by byte through the table,
-            // which maps printable bytes to themselves, is cheaper than a run copy per byte.
-            // (At most 4 * 63 bytes before the last: the `% 256` only shows the compiler that
-            // each 4-byte store fits the window.)
+            // Mostly bytes that need notation (binary data, or many empty lines under -E):
+            // byte by byte through the table, which maps the others to themselves, is cheaper
+            // than a run copy per byte. (At most 4 * 63 bytes before the last: the `% 256` only
+            // shows the compiler that each 4-byte store fits the window.)
             let mut to = 0;
-            for &b in &src[..64] {
-                to = put_shown_at(dst, to % 256, table[usize::from(b)]);
+            for at in 0..64 {
+                to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
             }
             len += to;
             base += 64;
@@ -732,11 +824,16 @@ mod tests {
     }
 
     fn run(opts: Options, chunks: &[&[u8]]) -> Vec<u8> {
+        run_on(platform::simd::Kernel::best(), opts, chunks)
+    }
+
+    /// `run` with the masks of `kernel`.
+    fn run_on(kernel: platform::simd::Kernel, opts: Options, chunks: &[&[u8]]) -> Vec<u8> {
         let mut f = Formatter::new(opts);
         let mut all = Vec::new();
         for c in chunks {
             let mut out = OutBuf::room_for(0, c.len());
-            f.feed(c, &mut out);
+            platform::simd::with_masks(kernel, Feed(&mut f, c, &mut out));
             all.extend_from_slice(out.as_slice());
         }
         let mut out = OutBuf::room_for(0, 0);
@@ -762,8 +859,9 @@ mod tests {
 
     #[test]
     fn pseudo_random_inputs_match_model() {
+        let kernels = crate::testing::kernels("cat::format::pseudo_random_inputs_match_model");
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
-        for _ in 0..300 {
+        for round in 0..300 {
             let len = (next() % 3000) as usize;
             let input: Vec<u8> = (0..len)
                 .map(|_| match next() % 8 {
@@ -784,25 +882,41 @@ mod tests {
                 prev = c;
             }
             chunks.push(&input[prev..]);
+            // Every kernel in turn (the masks split blocks differently in each).
+            let kernel = kernels[round % kernels.len()];
             for opts in all_options() {
-                assert_eq!(run(opts, &chunks), reference(opts, &input), "{opts:?}");
+                assert_eq!(run_on(kernel, opts, &chunks), reference(opts, &input), "{kernel:?} {opts:?}");
             }
         }
     }
 
     /// `map_bytes` in every kernel (the whole-block notation of AVX-512 VBMI2 left aside, as on
-    /// CPUs without it) against the table byte by byte: inputs from no byte needing notation
-    /// to all of them, at every length around the block and window sizes.
+    /// CPUs without it) against the table byte by byte (-v), or against what -T and -E show
+    /// without it: inputs from no byte needing notation to all of them, at every length around
+    /// the block and window sizes.
     #[test]
     fn map_bytes_matches_the_table_in_every_kernel() {
-        struct Map<'a>(&'a [u8], &'a [Shown; 256], &'a mut OutBuf);
+        struct Map<'a>(&'a [u8], &'a [Shown; 256], Marked, &'a mut OutBuf);
         impl WithMasks for Map<'_> {
             type Output = ();
             #[inline(always)]
             fn run<B: Block64>(self, m: Masks<B>) {
-                map_bytes(m, self.0, self.1, self.2);
+                map_bytes(m, self.0, self.1, self.2, self.3);
             }
         }
+        // -T and -E without -v, written out: TAB `^I`, LF `$` LF, CR `^M` just before a LF.
+        let visible = |input: &[u8], tabs: bool, ends: bool| -> Vec<u8> {
+            let mut out = Vec::new();
+            for (at, &b) in input.iter().enumerate() {
+                match b {
+                    b'\t' if tabs => out.extend_from_slice(b"^I"),
+                    b'\n' if ends => out.extend_from_slice(b"$\n"),
+                    b'\r' if ends && input.get(at + 1) == Some(&b'\n') => out.extend_from_slice(b"^M"),
+                    _ => out.push(b),
+                }
+            }
+            out
+        };
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut inputs = Vec::new();
         let lengths = (0..300).chain([383, 384, 385, 1000, 4096 + 7]);
@@ -813,7 +927,7 @@ mod tests {
             for _ in 0..len {
                 let r = next();
                 input.push(if r % 16 == 1 {
-                    [b'\n', b'\t', 0, 0x7f][(r >> 8) as usize % 4]
+                    [b'\n', b'\t', 0, 0x7f, b'\r'][(r >> 8) as usize % 5]
                 } else if density < 6 && (r >> 4).is_multiple_of(1 << density) {
                     (r >> 32) as u8 | 0x80
                 } else {
@@ -846,18 +960,44 @@ mod tests {
             }
             inputs.push((input, format!("counted blocks after {shift} bytes")));
         }
+        // Lines of every length from 0 to 70 (empty lines in a row: more than 16 LFs a block),
+        // ending in LF or CR LF, with TABs and lone CRs, CR LF across every block boundary.
+        for shift in 0..3 {
+            let mut input = vec![b'x'; shift];
+            for len in (0..70).chain((0..40).rev()) {
+                input.extend((0..len).map(|i| match (i * 7 + len) % 11 {
+                    0 => b'\t',
+                    1 => b'\r',
+                    _ => b'y',
+                }));
+                input.extend_from_slice(if len % 3 == 0 { b"\r\n" } else { b"\n" });
+            }
+            input.extend_from_slice(&[b'\n'; 100]);
+            input.extend(b"\r\n".repeat(50));
+            inputs.push((input, format!("lines after {shift} bytes")));
+        }
         for (input, what) in &inputs {
-            for table in [&MAP_TABS_ENDS, &MAP_PLAIN] {
-                let want: Vec<u8> = input
-                    .iter()
-                    .flat_map(|&b| table[usize::from(b)].bytes()[..table[usize::from(b)].len()].to_vec())
-                    .collect();
+            for (table, marked) in [
+                (&MAP_TABS_ENDS, Marked::Nonprinting),
+                (&MAP_PLAIN, Marked::Nonprinting),
+                (&VISIBLE_TABS, Marked::Tabs),
+                (&VISIBLE_ENDS, Marked::Ends { tabs: false }),
+                (&VISIBLE_TABS_ENDS, Marked::Ends { tabs: true }),
+            ] {
+                let want: Vec<u8> = match marked {
+                    Marked::Nonprinting => input
+                        .iter()
+                        .flat_map(|&b| table[usize::from(b)].bytes()[..table[usize::from(b)].len()].to_vec())
+                        .collect(),
+                    Marked::Tabs => visible(input, true, false),
+                    Marked::Ends { tabs } => visible(input, tabs, true),
+                };
                 for kernel in crate::testing::kernels("cat::format::map_bytes_matches_the_table_in_every_kernel") {
                     let mut out = OutBuf::room_for(3, input.len());
                     out.put(b"abc");
-                    platform::simd::with_masks(kernel, Map(input, table, &mut out));
+                    platform::simd::with_masks(kernel, Map(input, table, marked, &mut out));
                     assert_eq!(&out.as_slice()[..3], b"abc");
-                    assert!(out.as_slice()[3..] == want[..], "{kernel:?} {what}");
+                    assert!(out.as_slice()[3..] == want[..], "{kernel:?} {marked:?} {what}");
                 }
             }
         }

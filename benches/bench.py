@@ -394,13 +394,14 @@ def suite_cat(args):
         if BASELINE:
             forced[k]["rapidutils-baseline"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(BASELINE, "cat")]
         forced[k].update((n, a) for n, a in impls.items() if not n.startswith("rapidutils"))
-    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("-v", ["-v", text]), ("plain", [text])):
+    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("-v", ["-v", text]), ("-T", ["-T", text]),
+                         ("-E", ["-E", text]), ("plain", [text])):
         for each in [impls] + list(forced.values()):
             if not same_output(each, extra):
                 print(f"OUTPUT MISMATCH: cat {label}", file=sys.stderr)
                 sys.exit(1)
     print("outputs checked: every implementation (and forced kernel) prints the same bytes for cat, "
-          "cat -n, cat -A, cat -v")
+          "cat -n, cat -A, cat -v, cat -T, cat -E")
     size_big = os.path.getsize(big) / (1 << 30)
     size_text = os.path.getsize(text) / (1 << 30)
     out_file = os.path.join(BENCH_DIR, "out")
@@ -411,6 +412,8 @@ def suite_cat(args):
         "cat -n 200M > /dev/null": (lambda a: a + ["-n", text], None, size_text),
         "cat -A 200M > /dev/null": (lambda a: a + ["-A", text], None, size_text),
         "cat -v 200M > /dev/null": (lambda a: a + ["-v", text], None, size_text),
+        "cat -T 200M > /dev/null": (lambda a: a + ["-T", text], None, size_text),
+        "cat -E 200M > /dev/null": (lambda a: a + ["-E", text], None, size_text),
         "cat 10,000 files of 1 KiB > /dev/null": (lambda a: a + small, None, None),
     }
     results = {}

@@ -174,6 +174,12 @@ impl Counter<'_> {
             self.byte(wc as u8);
             return;
         }
+        // Characters counted without words or widths: the class matters to nothing counted,
+        // and asking for it fills a page of 256 classes from the C library (`wc -m` of 4 MB of
+        // Chinese filled 59 pages in the loop's short tails, a third of its instructions).
+        if !self.want.words && !self.want.max_line_length {
+            return;
+        }
         let class = self.classes.wide.get(wc);
         self.line_pos += u64::from(class & WIDTH_BITS);
         self.word_char(class & SPACE_BIT == 0);

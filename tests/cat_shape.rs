@@ -375,8 +375,8 @@ fn many_small_files_cost_few_instructions_each() {
         count_instructions(cmd)
     };
     let (one, many) = (run(1), run(1001));
-    // A counter that counted nothing must not pass.
-    assert!(one > 50_000 && many > one, "{one}, {many}");
+    // A counter that counted nothing must not pass (a static musl build starts in 39,000).
+    assert!(one > 10_000 && many > one, "{one}, {many}");
     let per_file = (many - one) as f64 / 1000.0;
     eprintln!("cat: {per_file:.0} instructions per file");
     assert!(per_file <= 1000.0, "cat: {per_file:.0} instructions per file, more than 1000");

@@ -409,6 +409,12 @@ impl Formatter {
     #[inline(always)]
     fn feed_with<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
         assert!(out.data.len() - out.len >= input.len() * WORST_EXPANSION + 2, "OutBuf too small");
+        // A CR held back at the end of the last chunk (-E without -v, whichever loop held it):
+        // `^M` before a LF, else itself.
+        if self.pending_cr && !input.is_empty() {
+            self.pending_cr = false;
+            out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
+        }
         if self.opts.show_nonprinting && !self.opts.number && !self.opts.squeeze_blank {
             // No line state is needed: a byte-to-bytes mapping (the common -A, -v, -e, -t).
             let table = match (self.opts.show_tabs, self.opts.show_ends) {
@@ -436,12 +442,8 @@ impl Formatter {
                 map_bytes(m, input, &VISIBLE_TABS, Marked::Tabs, out);
                 return;
             }
-            // A CR at the chunk's end waits for the next byte: `^M` before a LF, else itself.
+            // A CR at the chunk's end waits for the next byte.
             let mut input = input;
-            if self.pending_cr && !input.is_empty() {
-                self.pending_cr = false;
-                out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
-            }
             if let Some((b'\r', rest)) = input.split_last() {
                 input = rest;
                 self.pending_cr = true;
@@ -458,10 +460,6 @@ impl Formatter {
         if self.opts == (Options { number: true, ..Options::default() }) {
             self.feed_numbered(m, input, out);
             return;
-        }
-        if self.pending_cr && !input.is_empty() {
-            self.pending_cr = false;
-            out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
         }
         // Line ends come from a bit mask per 64-byte block (compiled to SIMD compares), which
         // costs far less per line than a memchr call for each of many short lines.

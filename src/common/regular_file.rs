@@ -22,9 +22,10 @@
 //!
 //! The chooser goes on from one file to the next, its rechecks too (a next file in another
 //! state is followed as a file that changes part-way is): the files of one command mostly
-//! come from the same step of a script. Measured again for each file, 30 files of 8 MB just
-//! written cost `wc -l` 1.15x what reading them did (4 of each file's 8 MB went to rounds that
-//! measure, 3 of them mapped, at twice a read's cost), and uutils was faster (AMD EPYC Zen 4).
+//! come from the same step of a script. Measured again for each file, 4 of each 8 MB file
+//! went to rounds that measure (3 of them mapped), and 30 such files (one cached file named 30
+//! times) cost `wc -l` 1.14x what reading them forced did, slower than uutils; kept across
+//! files, at parity with uutils (AMD EPYC Zen 4; figures in docs/ARCHITECTURE.md).
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is

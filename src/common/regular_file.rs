@@ -122,34 +122,10 @@ pub fn feed<C: Consumer>(
     share: Option<&Share>,
 ) -> Result<(), Stop<C::Error>> {
     platform::advise_sequential(fd);
-    let pos = platform::current_offset(fd).ok();
+    let mut pos = platform::current_offset(fd).ok();
     // This file alone may be unable to be mapped: the chooser that goes on is not told.
-    let only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
-    let mut chooser = CHOOSER.take().unwrap_or_else(|| Chooser::new([Way::Map, Way::Read], Way::Read, None));
-    let fed = feed_with(fd, info, buf, piece, consumer, share, pos, only, &mut chooser);
-    CHOOSER.set(Some(chooser));
-    fed
-}
-
-thread_local! {
-    /// The chooser between mapping and reading, from one file to the next (see the module's
-    /// documentation).
-    static CHOOSER: std::cell::Cell<Option<Chooser<Way>>> = const { std::cell::Cell::new(None) };
-}
-
-/// [`feed`] from `pos` with `chooser` (`only`: the way this file must take, if any).
-#[allow(clippy::too_many_arguments, reason = "feed's own arguments, and the three it adds")]
-fn feed_with<C: Consumer>(
-    fd: Fd,
-    info: &FileInfo,
-    buf: &mut [u8],
-    piece: usize,
-    consumer: &mut C,
-    share: Option<&Share>,
-    mut pos: Option<u64>,
-    mut only: Option<Way>,
-    chooser: &mut Chooser<Way>,
-) -> Result<(), Stop<C::Error>> {
+    let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
+    let mut chooser = KeptChooser::take();
     // Whether the file offset is behind `pos` (mapped windows do not move it).
     let mut behind = false;
     // Windows while the file (as it was) has at least MAP_MIN left.
@@ -221,6 +197,41 @@ fn feed_with<C: Consumer>(
         (None, _) => u64::MAX,
     };
     read_some(fd, buf, rest, consumer).map(drop)
+}
+
+thread_local! {
+    /// The chooser between mapping and reading, from one file to the next (see the module's
+    /// documentation).
+    static CHOOSER: std::cell::Cell<Option<Chooser<Way>>> = const { std::cell::Cell::new(None) };
+}
+
+/// The thread's chooser while a file is fed, put back for the next file when dropped (also
+/// when feeding stops early).
+struct KeptChooser(Chooser<Way>);
+
+impl KeptChooser {
+    fn take() -> KeptChooser {
+        KeptChooser(CHOOSER.take().unwrap_or_else(|| Chooser::new([Way::Map, Way::Read], Way::Read, None)))
+    }
+}
+
+impl std::ops::Deref for KeptChooser {
+    type Target = Chooser<Way>;
+    fn deref(&self) -> &Chooser<Way> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for KeptChooser {
+    fn deref_mut(&mut self) -> &mut Chooser<Way> {
+        &mut self.0
+    }
+}
+
+impl Drop for KeptChooser {
+    fn drop(&mut self) {
+        CHOOSER.set(Some(self.0.clone()));
+    }
 }
 
 /// A file fed by two threads at once: one from the front by [`feed`], one taking chunks from

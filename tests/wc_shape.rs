@@ -158,6 +158,54 @@ fn large_files_are_counted_from_mappings() {
     assert!(mine.ends_with("\n0\n"), "{mine}");
 }
 
+/// The choice between mapping and reading goes on from one file to the next: each way's first
+/// round, which is not timed, is made once in a run, not once a file (a file of 8 MiB gave 4 of
+/// its 8 MiB to rounds that measure, 3 of them mapped). That first mapped round is the only one
+/// of a MiB starting a MiB into a file (it follows the first read round, which takes the first
+/// MiB). A later round after a MiB read is not one that measures (the read was the recheck):
+/// it goes on to the window's end at 4 MiB, mapped or read. Which way wins is the machine's,
+/// and not asserted.
+#[test]
+fn the_map_or_read_choice_goes_on_from_file_to_file() {
+    let test = "wc_shape::the_map_or_read_choice_goes_on_from_file_to_file";
+    if !ZERO_COPY {
+        skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
+        return;
+    }
+    if arch() != std::env::consts::ARCH {
+        skipped(test, "the whole test", "under qemu strace sees the emulator's system calls, not the program's");
+        return;
+    }
+    let dir = TempDir::new("wc-choice");
+    let names: Vec<String> = (0..5).map(|i| format!("f{i}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        dir.file(name, &mixed_text(8 << 20, 100 + i as u64));
+    }
+    let log = dir.0.join("trace");
+    for opts in ["-l", "-m"] {
+        let run = |wc: std::path::PathBuf, traced: bool| {
+            let mut cmd = if traced {
+                let mut strace = Command::new("strace");
+                strace.args(["-qq", "-f", "-e", "trace=openat,mmap", "-o"]).arg(&log).arg(wc);
+                strace
+            } else {
+                Command::new(wc)
+            };
+            cmd.arg(opts).args(&names).env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
+            let out = run_with_stdout(cmd, Stdio::piped());
+            assert!(out.stderr.is_empty(), "wc {opts}: {}", out.stderr_text());
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(run(ours("wc"), true), run(oracle("wc"), false), "wc {opts} against GNU");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let calls = trace_calls(after_open(&text, &names[0]));
+        let first_rounds = calls
+            .iter()
+            .filter(|c| c.name == "mmap" && c.args.ends_with("1048576, PROT_READ, MAP_PRIVATE, 3, 0x100000"));
+        assert_eq!(first_rounds.count(), 1, "wc {opts}: first mapped rounds in:\n{text}");
+    }
+}
+
 /// A file that shrinks while it is counted from a mapping (wc is held back by a delay injected
 /// into the second window's mapping): the counts are those of the file as it ends, as read()
 /// would give them, with no message and status 0.

@@ -159,12 +159,12 @@ fn large_files_are_counted_from_mappings() {
 }
 
 /// The choice between mapping and reading goes on from one file to the next: each way's first
-/// round, which is not timed, is made once in a run, not once a file (a file of 8 MiB gave 4 of
-/// its 8 MiB to rounds that measure, 3 of them mapped). That first mapped round is the only one
-/// of a MiB starting a MiB into a file (it follows the first read round, which takes the first
-/// MiB). A later round after a MiB read is not one that measures (the read was the recheck):
-/// it goes on to the window's end at 4 MiB, mapped or read. Which way wins is the machine's,
-/// and not asserted.
+/// round, which is not timed, is made once in a run, not once a file (measured anew, a file of
+/// 8 MiB gave its first 5 MiB to rounds that measure, 3 of them mapped). That first mapped round
+/// is the only mapping of a MiB starting a MiB into a file (it follows the first read round,
+/// which takes the first MiB). A later round after a MiB read is not one that measures (the
+/// read was the recheck): it goes on to the window's end at 4 MiB, mapped or read. Which way
+/// wins is the machine's, and not asserted; `RAPIDUTILS_INPUT` is cleared, so none is forced.
 #[test]
 fn the_map_or_read_choice_goes_on_from_file_to_file() {
     let test = "wc_shape::the_map_or_read_choice_goes_on_from_file_to_file";
@@ -191,7 +191,7 @@ fn the_map_or_read_choice_goes_on_from_file_to_file() {
             } else {
                 Command::new(wc)
             };
-            cmd.arg(opts).args(&names).env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
+            cmd.arg(opts).args(&names).env("LC_ALL", "C.UTF-8").env_remove("RAPIDUTILS_INPUT").current_dir(&dir.0);
             let out = run_with_stdout(cmd, Stdio::piped());
             assert!(out.stderr.is_empty(), "wc {opts}: {}", out.stderr_text());
             String::from_utf8(out.stdout).unwrap()

@@ -24,9 +24,9 @@
 //! state is followed as a file that changes part-way is): the files of one command mostly
 //! come from the same step of a script. Measured again for each file, the first 5 MiB of each
 //! 8 MB file went to rounds that measure (a MiB read and a MiB mapped, untimed, then 2 MiB
-//! mapped and a MiB read, timed), and 30 such files (one cached file named 30
-//! times) cost `wc -l` 1.14x what reading them forced did, slower than uutils; kept across
-//! files, at parity with uutils (AMD EPYC Zen 4; figures in docs/ARCHITECTURE.md).
+//! mapped and a MiB read, timed), and 30 such files (one cached file named 30 times) cost
+//! `wc -l` 1.14x what reading them forced did, slower than uutils; kept across files, at
+//! parity with uutils (AMD EPYC Zen 4; figures in docs/ARCHITECTURE.md).
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is

@@ -181,28 +181,22 @@ fn the_map_or_read_choice_goes_on_from_file_to_file() {
     for (i, name) in names.iter().enumerate() {
         dir.file(name, &mixed_text(8 << 20, 100 + i as u64));
     }
-    let log = dir.0.join("trace");
     for opts in ["-l", "-m"] {
-        let run = |wc: std::path::PathBuf, traced: bool| {
-            let mut cmd = if traced {
-                let mut strace = Command::new("strace");
-                strace.args(["-qq", "-f", "-e", "trace=openat,mmap", "-o"]).arg(&log).arg(wc);
-                strace
-            } else {
-                Command::new(wc)
-            };
-            cmd.arg(opts).args(&names).env("LC_ALL", "C.UTF-8").env_remove("RAPIDUTILS_INPUT").current_dir(&dir.0);
-            let out = run_with_stdout(cmd, Stdio::piped());
-            assert!(out.stderr.is_empty(), "wc {opts}: {}", out.stderr_text());
-            String::from_utf8(out.stdout).unwrap()
-        };
-        assert_eq!(run(ours("wc"), true), run(oracle("wc"), false), "wc {opts} against GNU");
-        let text = std::fs::read_to_string(&log).unwrap();
-        let calls = trace_calls(after_open(&text, &names[0]));
+        let (out, log) = trace(
+            &format!(
+                "env -u RAPIDUTILS_INPUT LC_ALL=C.UTF-8 strace -qq -f -o \"$LOG\" -e trace=openat,mmap \"$WC\" {opts} {}",
+                names.join(" ")
+            ),
+            &dir,
+        );
+        let mut gnu = Command::new(oracle("wc"));
+        gnu.arg(opts).args(&names).env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
+        assert_eq!(out, run_with_stdout(gnu, Stdio::piped()).stdout_text(), "wc {opts} against GNU");
+        let calls = trace_calls(after_open(&log, &names[0]));
         let first_rounds = calls
             .iter()
             .filter(|c| c.name == "mmap" && c.args.ends_with("1048576, PROT_READ, MAP_PRIVATE, 3, 0x100000"));
-        assert_eq!(first_rounds.count(), 1, "wc {opts}: first mapped rounds in:\n{text}");
+        assert_eq!(first_rounds.count(), 1, "wc {opts}: first mapped rounds in:\n{log}");
     }
 }
 

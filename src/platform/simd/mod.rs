@@ -31,7 +31,7 @@ mod tests;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod x86_64;
 
-pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally};
+pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX};
 
 /// The block every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere
 /// and with `portable`.

@@ -1,4 +1,6 @@
-use super::{Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, Utf8Ranges, WithMasks, swar, with_masks};
+use super::{
+    Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, Utf8Ranges, WithMasks, swar, with_masks,
+};
 
 /// The kernels this build and CPU can run: the portable one always, and without the
 /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
@@ -25,6 +27,7 @@ enum Probe<'a> {
     Starts(&'a [u8; 66], &'a NibblePatterns, [u8; 3]),
     MayStart(&'a [u8; 64], &'a NibblePatterns),
     Utf8Errors(&'a [u8; 67]),
+    Utf8Continuation(&'a [u8]),
     Lookup64(&'a [u8; 64], &'a [u8; 64], [u8; 3]),
     Tally(&'a [u8], u8),
 }
@@ -39,6 +42,7 @@ enum Answer {
     Starts([u64; 3], [u64; 2], bool),
     MayStart(bool),
     Utf8Errors(bool),
+    Utf8Continuation(Option<u64>),
     Lookup64([u64; 3]),
     Tally(u64, u64),
 }
@@ -62,6 +66,7 @@ impl WithMasks for Probe<'_> {
             }
             Probe::MayStart(block, patterns) => Answer::MayStart(m.may_start(block, patterns)),
             Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
+            Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(bytes)),
             Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(block, table, select)),
             Probe::Tally(buf, byte) => {
                 let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
@@ -382,6 +387,45 @@ fn utf8_errors_match_the_reference() {
         }
         let (want, what) = (Answer::Utf8Errors(reference(&w)), format!("round {round}: {w:02x?}"));
         assert_every_block("utf8_errors_match_the_reference", || Probe::Utf8Errors(&w), &want, &what);
+    }
+}
+
+/// Every kernel's batch check (`utf8_continuation`) against the byte-by-byte reference, over 1
+/// to the most blocks it takes: text whose continuation bytes sit at the same places in every
+/// block (each byte counter at its limit in the largest batch), other texts, and errors
+/// planted at every kind of place (first and last block, the three bytes before the first).
+#[test]
+fn utf8_continuation_matches_the_reference() {
+    let reference = |bytes: &[u8]| {
+        let errors =
+            (3..bytes.len()).any(|i| super::utf8_tables::error_at(bytes[i - 3], bytes[i - 2], bytes[i - 1], bytes[i]));
+        (!errors).then(|| bytes[3..].iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64)
+    };
+    let texts = ["\u{1f600}", "日本語", "aé日\u{1f600}x\u{800}\u{10ffff}\n", "plain ascii "];
+    let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
+    // Under Miri (some 0.2 s a block for all kernels), one largest batch and a few short ones.
+    for round in 0..if cfg!(miri) { 8 } else { 600 } {
+        let text = texts[round % texts.len()].repeat(64 * UTF8_BLOCKS_MAX).into_bytes();
+        let blocks = match round {
+            0 => UTF8_BLOCKS_MAX,
+            _ if cfg!(miri) => 1 + (next() as usize) % 4,
+            1..8 => UTF8_BLOCKS_MAX,
+            _ => 1 + (next() as usize) % UTF8_BLOCKS_MAX,
+        };
+        // Start at a character boundary, three bytes in.
+        let start = (0..).find(|&s| text[s + 3] < 0x80 || text[s + 3] >= 0xc0).unwrap();
+        let mut bytes = text[start..start + 64 * blocks + 3].to_vec();
+        if round % 3 != 0 {
+            let at = match round % 5 {
+                0 => 0,
+                1 => bytes.len() - 1,
+                2 => (next() as usize) % 3,
+                _ => (next() as usize) % bytes.len(),
+            };
+            bytes[at] = [0x80, 0xbf, 0xc0, 0xe0, 0xed, 0xf0, 0xf4, 0xff, b'a'][(next() as usize) % 9];
+        }
+        let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("round {round}, {blocks} blocks"));
+        assert_every_block("utf8_continuation_matches_the_reference", || Probe::Utf8Continuation(&bytes), &want, &what);
     }
 }
 

@@ -4,12 +4,12 @@
 use super::windows::Known;
 use super::{Counter, count_lines};
 use crate::platform;
-use crate::platform::simd::{Block64, Masks, TALLY_MAX, Tally};
+use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX};
 
 /// The windows [`Counter::chars_run`] checks together: 4 KiB, so that a batch with an error,
 /// counted again window by window, costs little (at most a tally's worth).
 const BATCH: usize = 64;
-const _: () = assert!(BATCH < TALLY_MAX);
+const _: () = assert!(BATCH <= UTF8_BLOCKS_MAX);
 
 impl Counter<'_> {
     /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each

@@ -107,6 +107,22 @@ impl Block64 for Avx2 {
         }
     }
     #[inline(always)]
+    unsafe fn or_into_first(self, other: Avx2) -> Avx2 {
+        // SAFETY: see the impl.
+        unsafe {
+            let both = _mm256_or_si256(_mm256_or_si256(self.0[0], other.0[0]), other.0[1]);
+            Avx2([both, _mm256_setzero_si256()])
+        }
+    }
+    #[inline(always)]
+    unsafe fn count_into_first(self, mask: Avx2Mask) -> Avx2 {
+        // SAFETY: see the impl.
+        unsafe {
+            let first = _mm256_sub_epi8(_mm256_sub_epi8(self.0[0], mask.0[0]), mask.0[1]);
+            Avx2([first, _mm256_setzero_si256()])
+        }
+    }
+    #[inline(always)]
     unsafe fn sum(self) -> u64 {
         // SAFETY: see the impl.
         unsafe {

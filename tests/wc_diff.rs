@@ -143,6 +143,16 @@ fn widths_for_files_redirected_stdin_pipes_and_offsets() {
         "$WC small '' big",
         "$WC -- -l small",
         "$WC \"$(printf 'n\\nl')\"",
+        // Bytes alone go by the stat taken at start: a file that grows while wc runs (its own
+        // output appended to it) is counted at its size then, named as operands or in a list.
+        "printf 'old\\n' > log; $WC -c small log >> log; cat log",
+        "printf 'old\\n' > log; $WC -c log small log >> log; cat log",
+        "printf 'old\\n' > log; $WC -cm small log >> log; cat log",
+        "printf 'old\\n' > log; $WC -c --total=only small log >> log; cat log",
+        "printf 'old\\n' > log; $WC -c small - < log >> log; cat log",
+        "printf 'old\\n' > log; printf 'small\\0log\\0' > list; $WC -c --files0-from=list >> log; cat log",
+        "printf 'old\\n' > log; printf 'small\\0log\\0' | $WC -c --files0-from=- >> log; cat log",
+        "printf 'old\\n' > log; $WC -l small log >> log; cat log",
     ];
     std::fs::create_dir(dir.0.join("sub")).unwrap();
     std::fs::write(dir.0.join("n\nl"), b"x\ny").unwrap();

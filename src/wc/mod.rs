@@ -193,12 +193,22 @@ fn input_stat(name: Option<&[u8]>) -> Option<FileInfo> {
     }
 }
 
+/// What was found of an input at start (GNU's `fstatus`).
+#[derive(Clone, Copy, Debug)]
+enum StartStat {
+    /// Not stat'ed (one input with one count, or names streamed from `--files0-from`).
+    NotTaken,
+    /// The stat failed (a missing file: its error comes when it is opened).
+    Failed,
+    Taken(FileInfo),
+}
+
 /// GNU's `compute_number_width`: the digits of the summed sizes of the regular inputs, at
 /// least 7 when an input is not a regular file.
-fn number_width(stats: &[Option<FileInfo>]) -> usize {
+fn number_width(stats: &[StartStat]) -> usize {
     let mut minimum = 1;
     let mut regular_total: u64 = 0;
-    for info in stats.iter().flatten() {
+    for info in stats.iter().filter_map(|s| if let StartStat::Taken(info) = s { Some(info) } else { None }) {
         if info.kind == FileKind::Regular {
             regular_total = regular_total.saturating_add(info.size);
         } else {
@@ -219,28 +229,34 @@ impl Wc {
         [w.lines, w.words, w.chars, w.bytes, w.max_line_length].iter().filter(|&&b| b).count()
     }
 
-    /// GNU's column width for these inputs (None: standard input without a name); it stays 1
-    /// for a single count of a single input and for --total=only. Names that cannot be
-    /// stat'ed (missing, empty) do not count.
-    fn set_width(&mut self, names: &[Option<&[u8]>]) {
-        if (names.len() == 1 && self.counts_wanted() == 1) || self.total == TotalMode::Only {
-            return;
+    /// GNU's `get_input_fstatus`: each input stat'ed at start (None: standard input without a
+    /// name), unless there is one input and one count. These stats decide the column width (1
+    /// for a single count of a single input and for --total=only; names that cannot be stat'ed
+    /// do not count), and a count of bytes alone goes by them: a file that grows while wc runs
+    /// (`wc -c a log >> log`) is counted at its size when wc started, as GNU counts it.
+    fn stat_inputs(&mut self, names: &[Option<&[u8]>]) -> Vec<StartStat> {
+        if names.len() == 1 && self.counts_wanted() == 1 {
+            return vec![StartStat::NotTaken];
         }
-        let stats: Vec<Option<FileInfo>> = names.iter().map(|n| input_stat(*n)).collect();
-        self.width = number_width(&stats);
+        let stats: Vec<StartStat> =
+            names.iter().map(|n| input_stat(*n).map_or(StartStat::Failed, StartStat::Taken)).collect();
+        if self.total != TotalMode::Only {
+            self.width = number_width(&stats);
+        }
+        stats
     }
 
     fn run_operands(&mut self, operands: Vec<Arg>) -> io::Result<()> {
         let names: Vec<Option<&[u8]>> =
             if operands.is_empty() { vec![None] } else { operands.into_iter().map(|o| Some(o.as_bytes())).collect() };
-        self.set_width(&names);
-        for name in &names {
+        let stats = self.stat_inputs(&names);
+        for (name, stat) in names.iter().zip(stats) {
             match name {
                 Some([]) => {
                     diag::error(tr(c"invalid zero-length file name"));
                     self.ok = false;
                 }
-                _ => self.count_input(*name)?,
+                _ => self.count_input(*name, stat)?,
             }
         }
         let n_args = if names == [None] { 0 } else { names.len() };
@@ -293,17 +309,17 @@ impl Wc {
                 // then has no size that widens the columns.
                 let _ = platform::close(platform::STDIN);
             }
-            self.set_width(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
-            for name in &all {
+            let stats = self.stat_inputs(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
+            for (name, stat) in all.iter().zip(stats) {
                 n_args += 1;
-                self.list_entry(list_name, from_stdin, name, n_args)?;
+                self.list_entry(list_name, from_stdin, name, n_args, stat)?;
             }
         } else {
             loop {
                 match names.next_name() {
                     Ok(Some(name)) => {
                         n_args += 1;
-                        self.list_entry(list_name, from_stdin, &name, n_args)?;
+                        self.list_entry(list_name, from_stdin, &name, n_args, StartStat::NotTaken)?;
                     }
                     Ok(None) => break,
                     Err(err) => {
@@ -322,7 +338,14 @@ impl Wc {
     }
 
     /// One name from `--files0-from`, with GNU's diagnostics for `-` and empty names.
-    fn list_entry(&mut self, list_name: &[u8], from_stdin: bool, name: &[u8], number: usize) -> io::Result<()> {
+    fn list_entry(
+        &mut self,
+        list_name: &[u8],
+        from_stdin: bool,
+        name: &[u8],
+        number: usize,
+        stat: StartStat,
+    ) -> io::Result<()> {
         let mut skip = false;
         if from_stdin && name == b"-" {
             diag::error(&trf(
@@ -344,7 +367,7 @@ impl Wc {
             self.ok = false;
             return Ok(());
         }
-        self.count_input(Some(name))
+        self.count_input(Some(name), stat)
     }
 
     fn print_total(&mut self, n_args: usize) -> io::Result<()> {
@@ -374,8 +397,9 @@ impl Wc {
         Ok(())
     }
 
-    /// Counts one input (None: standard input without a name) and prints its line.
-    fn count_input(&mut self, name: Option<&[u8]>) -> io::Result<()> {
+    /// Counts one input (None: standard input without a name; `stat`: what [`Self::stat_inputs`]
+    /// found of it) and prints its line.
+    fn count_input(&mut self, name: Option<&[u8]>, stat: StartStat) -> io::Result<()> {
         let is_stdin = matches!(name, None | Some(b"-"));
         self.read_stdin |= is_stdin;
         let file = if is_stdin {
@@ -391,7 +415,7 @@ impl Wc {
             }
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
-        let (counts, read_error) = self.count_fd(fd, file.is_some());
+        let (counts, read_error) = self.count_fd(fd, file.is_some(), stat);
         if self.total != TotalMode::Only {
             self.write_counts(&counts, name)?;
         }
@@ -418,10 +442,17 @@ impl Wc {
         Ok(())
     }
 
-    /// Counts what is left in `fd` (`named`: a file we opened) by the path [`plan::plan`]
-    /// picks; a read error stops the count (what was counted stays).
-    fn count_fd(&mut self, fd: Fd, named: bool) -> (Counts, Option<io::Error>) {
-        let info = platform::fstat(fd).ok();
+    /// Counts what is left in `fd` (`named`: a file we opened; `stat`: what was found of it at
+    /// start) by the path [`plan::plan`] picks; a read error stops the count (what was counted
+    /// stays).
+    fn count_fd(&mut self, fd: Fd, named: bool, stat: StartStat) -> (Counts, Option<io::Error>) {
+        // GNU sizes a count of bytes alone by the stat taken at start when there is one (and
+        // reads when it failed); every other count asks `fstat` now.
+        let info = match stat {
+            StartStat::Taken(info) if plan::bytes_only(self.want, self.charset) => Some(info),
+            StartStat::Failed if plan::bytes_only(self.want, self.charset) => None,
+            _ => platform::fstat(fd).ok(),
+        };
         let shape = self.classes.as_ref().map(ClassShape::of);
         let two_cpus = || std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
         let path = plan::plan(self.want, self.charset, shape, info.as_ref(), named, two_cpus);

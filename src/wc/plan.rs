@@ -29,6 +29,12 @@ pub(super) enum Count {
     Counter(Pass),
 }
 
+/// Whether the counts wanted are bytes alone ([`Path::Bytes`]): no lines, words or widths,
+/// and characters only where they are bytes.
+pub(super) fn bytes_only(want: Want, charset: Charset) -> bool {
+    chars_are_bytes(want, charset) && !want.words && !want.max_line_length && !want.lines
+}
+
 /// The whole path of one input: `count_fd` and the counter only carry it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Path {
@@ -58,13 +64,14 @@ pub(super) fn plan(
     named: bool,
     two_cpus: impl FnOnce() -> bool,
 ) -> Path {
+    if bytes_only(want, charset) {
+        return Path::Bytes;
+    }
     let count = if !chars_are_bytes(want, charset) || want.words || want.max_line_length {
         let shape = shape.expect("words, characters or widths load the classes");
         Count::Counter(pass(want, charset, shape))
-    } else if want.lines {
-        Count::Lines
     } else {
-        return Path::Bytes;
+        Count::Lines
     };
     let large_file = input.is_some_and(|info| info.kind == FileKind::Regular && info.size >= PARALLEL_MIN);
     match named && large_file && two_cpus() {

@@ -33,6 +33,29 @@ fn regular_file_bytes_come_from_its_size() {
     assert!(rest.lines().filter(|l| l.starts_with("read(3")).count() <= 2, "{rest}");
 }
 
+/// Many small files cost no calls that GNU's do not make: `wc -c` of several files goes by
+/// the stats taken at start (no `fstat`, offset or read of its own), and `wc -l` of files too
+/// small to be mapped asks no offset.
+#[test]
+fn small_files_take_no_extra_calls() {
+    let dir = TempDir::new("wc-shape-small");
+    for (i, len) in [10, 5000, 70_000].into_iter().enumerate() {
+        dir.file(&format!("s{i}"), &noise(len, i as u64 + 7));
+    }
+    let calls = "-e trace=openat,read,lseek,fstat,newfstatat,statx";
+    let (out, log) = trace(&format!("strace -qq -o \"$LOG\" {calls} \"$WC\" -c s0 s1 s2"), &dir);
+    assert_eq!(out, "   10 s0\n 5000 s1\n70000 s2\n75010 total\n");
+    let from_open = |log: &str| log[log.find("openat(AT_FDCWD, \"s0\"").expect("s0 opened")..].to_owned();
+    let rest = from_open(&log);
+    for call in ["read(3", "lseek(3", "fstat(3", "newfstatat(3", "statx(3"] {
+        assert!(!rest.contains(call), "{call} in\n{rest}");
+    }
+    let (_, log) = trace(&format!("strace -qq -o \"$LOG\" {calls} \"$WC\" -l s0 s1 s2"), &dir);
+    let rest = from_open(&log);
+    assert!(!rest.contains("lseek("), "{rest}");
+    assert_eq!(rest.matches("read(3").count(), 6, "two reads a file:\n{rest}");
+}
+
 #[test]
 fn pipe_bytes_are_spliced_not_read() {
     let dir = TempDir::new("wc-shape-pipe");

@@ -423,7 +423,7 @@ impl Dice {
 
 /// Random contents for an input in `locale`: empty, noise, its encoding's text (below 64 KiB,
 /// see [`counts_match_gnu_in_every_encoding`]) or, now and then, 3-5 MiB of single-byte text
-/// (mapped windows, the map-or-read choice, two threads).
+/// (mapped windows and the map-or-read choice; two threads begin at 64 MiB).
 fn random_input(dice: &mut Dice, locale: &str) -> Vec<u8> {
     let seed = (dice.0)();
     match dice.below(20) {

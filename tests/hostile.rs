@@ -192,6 +192,34 @@ fn files_that_shrink_or_grow_while_read() {
     }
 }
 
+/// `cat` formatting into the very file it reads (stdout opened read-write on it at its start,
+/// which GNU's input-is-output rule lets through): formatted text is longer than its input, so
+/// reading on to the end would read cat's own output back without end (GNU 9.12 does, until
+/// the disk is full). It ends at the size the file had when reached, mapped or read. The file
+/// size limit turns a runaway into a failure (SIGXFSZ), with no clock involved.
+#[test]
+fn formatting_into_the_file_it_reads_ends() {
+    let dir = TempDir::new("self-format");
+    for (lines, way) in [(5, "read"), (131_072, "read"), (131_072, "map"), (700_000, "map"), (700_000, "read")] {
+        std::fs::write(dir.0.join("f"), b"abcdefg\n".repeat(lines)).unwrap();
+        let mut sh = Command::new("bash");
+        sh.arg("-c")
+            .arg("ulimit -f 65536; \"$CAT\" -n f 1<> f; echo \"rc=$?\"")
+            .env("CAT", ours("cat"))
+            .env("RAPIDUTILS_INPUT", way)
+            .current_dir(&dir.0);
+        let out = run_with_stdout(sh, Stdio::piped());
+        let label = format!("{lines} lines of 8 bytes, {way}");
+        assert_eq!((out.stdout_text().as_str(), out.stderr_text().as_str()), ("rc=0\n", ""), "{label}");
+        let now = std::fs::read(dir.0.join("f")).unwrap();
+        assert!(now.starts_with(b"     1\tabcdefg\n     2\tabcdefg\n"), "{label}");
+        if lines == 5 {
+            let numbered: String = (1..=5).map(|n| format!("{n:6}\tabcdefg\n")).collect();
+            assert_eq!(String::from_utf8_lossy(&now), numbered, "{label}");
+        }
+    }
+}
+
 /// Files formatted from a mapping (mapping forced) that shrink while cat is held back well
 /// before the new end: the pages past it would raise SIGBUS, the last page reads as zeros past
 /// the end. cat must end as read() would: exactly GNU's output for the file as it is now,

@@ -219,8 +219,14 @@ impl Cat {
         }
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {
+            // Formatting into the very file it reads (allowed when output goes at or behind
+            // where it reads): formatted text is longer, so it would read its own output back
+            // and never end (GNU's does, until the disk is full). It stops at the size the
+            // file had when reached.
+            let same_file = info.dev == self.out_info.dev && info.ino == self.out_info.ino;
+            let bound = same_file.then(|| regular_file::Share::ending_at(info.size));
             let mut formatting = Formatting { formatter, out: &mut self.out_buf };
-            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, None) {
+            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, bound.as_ref()) {
                 Ok(()) => {}
                 Err(Stop::Output(err)) => return Err(CopyError::Write(err)),
                 Err(Stop::Read(err)) => {

@@ -253,6 +253,11 @@ impl Share {
         Share { bounds: std::sync::Mutex::new((front, u64::MAX)) }
     }
 
+    /// A file read from its front alone, up to `end` and no further, whatever it grows to.
+    pub fn ending_at(end: u64) -> Share {
+        Share { bounds: std::sync::Mutex::new((0, end)) }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, u64)> {
         self.bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -113,7 +113,7 @@ fn forced() -> Option<Way> {
 /// at the end.
 ///
 /// With `share`, another thread takes the file from its end (see [`Share`]): this one stops
-/// where that one's bytes begin.
+/// where that one's bytes begin, or where `Share::ending_at` puts the end.
 pub fn feed<C: Consumer>(
     fd: Fd,
     info: &FileInfo,
@@ -239,8 +239,9 @@ impl Drop for KeptChooser {
 
 /// A file fed by two threads at once: one from the front by [`feed`], one taking chunks from
 /// the end, each cut where the other may start (for `wc`: after a line end, where every count
-/// can be cut). Neither waits for the other: if the second gets no CPU, the first does it
-/// all; at the end the first waits at most for the chunk the second is on.
+/// can be cut); or by the front alone up to a fixed end (`Share::ending_at`). Neither waits
+/// for the other: if the second gets no CPU, the first does it all; at the end the first
+/// waits at most for the chunk the second is on.
 pub struct Share {
     /// The end of what the front has claimed, and the start of what the end has (u64::MAX
     /// while it has nothing: the front goes on to the file's end, wherever that is then).

@@ -185,14 +185,16 @@ impl Cat {
         }
     }
 
+    /// Whether standard output is the file `input` (same device and inode).
+    fn writes_into(&self, input: &FileInfo) -> bool {
+        input.dev == self.out_info.dev && input.ino == self.out_info.ino
+    }
+
     /// GNU 9.12's "input file is output file" rule: the same file (not a FIFO or socket), read
     /// from below the point where output is written (the output offset, or the end of the file
     /// when stdout appends). Copying it would never end or would clobber what is yet unread.
     fn is_output(&self, input: &FileInfo, fd: Fd) -> bool {
-        if matches!(input.kind, FileKind::Pipe | FileKind::Socket)
-            || input.dev != self.out_info.dev
-            || input.ino != self.out_info.ino
-        {
+        if matches!(input.kind, FileKind::Pipe | FileKind::Socket) || !self.writes_into(input) {
             return false;
         }
         let Ok(in_pos) = platform::current_offset(fd) else {
@@ -217,14 +219,14 @@ impl Cat {
             self.in_buf = vec![0; FORMAT_READ];
             self.out_buf = OutBuf::room_for(OUTPUT_FLUSH, FORMAT_READ);
         }
+        // Formatting into the very file it reads (allowed when output goes at or behind where
+        // it reads): formatted text is longer, so it would read its own output back and never
+        // end (GNU's does, until the disk is full). It stops at the size the file had when
+        // reached.
+        let into_itself = self.writes_into(info);
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {
-            // Formatting into the very file it reads (allowed when output goes at or behind
-            // where it reads): formatted text is longer, so it would read its own output back
-            // and never end (GNU's does, until the disk is full). It stops at the size the
-            // file had when reached.
-            let same_file = info.dev == self.out_info.dev && info.ino == self.out_info.ino;
-            let bound = same_file.then(|| regular_file::Share::ending_at(info.size));
+            let bound = into_itself.then(|| regular_file::Share::ending_at(info.size));
             let mut formatting = Formatting { formatter, out: &mut self.out_buf };
             match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, bound.as_ref()) {
                 Ok(()) => {}

@@ -448,9 +448,9 @@ impl Wc {
     fn count_fd(&mut self, fd: Fd, named: bool, stat: StartStat) -> (Counts, Option<io::Error>) {
         // GNU sizes a count of bytes alone by the stat taken at start when there is one (and
         // reads when it failed); every other count asks `fstat` now.
-        let info = match stat {
-            StartStat::Taken(info) if plan::bytes_only(self.want, self.charset) => Some(info),
-            StartStat::Failed if plan::bytes_only(self.want, self.charset) => None,
+        let info = match (stat, plan::bytes_only(self.want, self.charset)) {
+            (StartStat::Taken(info), true) => Some(info),
+            (StartStat::Failed, true) => None,
             _ => platform::fstat(fd).ok(),
         };
         let shape = self.classes.as_ref().map(ClassShape::of);

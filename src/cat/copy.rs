@@ -35,8 +35,8 @@ const TIMED_FROM: u64 = 3 * ROUND;
 /// A round that measures a way, rather than works (its first rounds, and the rechecks of the
 /// way not taken), moves at most this much, one relay pipe's worth: where the relay's copy
 /// runs at a fifth of copy_file_range's speed (1 GiB cached into a new ext4 file, AMD EPYC Zen 4
-/// VM, most runs), its four rounds that measure cost what 16 rounds of work do in 4 MiB rounds,
-/// in 1 MiB rounds what 4 do.
+/// VM, runs after the VM handed freed memory back to its host), each of the relay's rounds that
+/// measure costs four of copy_file_range's more in 4 MiB rounds, one more in 1 MiB rounds.
 const PROBE: u64 = 1 << 20;
 /// copy_file_range goes on alone, no longer timed against the relay, where its first round cost
 /// less than this fraction of the relay's first a byte: a clone or an offload, not a copy.

@@ -31,27 +31,27 @@ pub const RECHECK: u32 = 16;
 /// what mapping it cost. Where the first choice was right, the early rechecks cost two rounds
 /// the dearer way.
 pub const FIRST_RECHECK: u32 = 2;
-/// Where a recheck finds the way not taken more than this many times as dear as the one going
-/// on, in each of its last rounds (at a recheck two at least), the next recheck comes after
-/// [`RECHECK`] rounds or more (see [`BUDGET`]), not sooner: the early rechecks are for first rounds whose order may be
-/// wrong (by 1.28x where it was seen: the figures at [`FIRST_RECHECK`]), not for a way that
-/// dear, and each costs a round the dear way. Single rounds come out far dearer now and then
-/// (a mapped round of 458 ps a byte among others of 160-220): the first timed round alone does
-/// not count. `wc -l` of 100 MB just written in 4 KiB writes, pinned, AMD EPYC Zen 5, ps a byte
-/// per 4 MiB round: mapped 113-153, read 50-62 (-m: 126-153 and 58-82), in another run mapped
-/// 124-180, read 56-80; the rechecks' mapped rounds made the whole count 1.03-1.12x the time of
-/// reading forced, slower than GNU 9.12's. With this rule a run where mapping was 1.75x as dear
-/// rechecked it twice, not three times: 8.17 ms against 8.43 (reading forced 7.74, GNU 8.29).
+/// Where a recheck finds the way not taken more than this many times as dear as the one going on,
+/// in each of its last rounds (at a recheck two at least), the next recheck comes after [`RECHECK`]
+/// rounds or more (see [`BUDGET`]), not sooner: the early rechecks are for first rounds whose order
+/// may be wrong (by 1.28x where it was seen: the figures at [`FIRST_RECHECK`]), not for a way that
+/// dear, and each costs a round the dear way. Single rounds come out far dearer now and then (a
+/// mapped round of 458 ps a byte among others of 160-220): the first timed round alone does not
+/// count. `wc -l` of 100 MB just written in 4 KiB writes, pinned, AMD EPYC Zen 5, ps a byte per 4
+/// MiB round: mapped 113-153, read 50-62 (-m: 126-153 and 58-82), in another run mapped 124-180,
+/// read 56-80; the rechecks' mapped rounds made the whole count 1.03-1.12x the time of reading
+/// forced, slower than GNU 9.12's. With this rule a run where mapping was 1.75x as dear rechecked
+/// it twice, not three times: 8.17 ms against 8.43 (reading forced 7.74, GNU 8.29).
 pub const FAR: f64 = 1.5;
-/// Where the way not taken is far dearer (see [`FAR`]), a recheck costs what its round costs
-/// more than the way going on does (`ratio - 1` rounds' worth), and the next recheck comes
-/// when that is at most this fraction of the rounds since: after `(ratio - 1) / BUDGET`
-/// rounds, at least [`RECHECK`] and at most [`RECHECK_FAR`]. Every [`RECHECK`] rounds, a way
-/// 5 times as dear cost a quarter more than going on alone: `cat` of 1 GiB cached into a new
-/// ext4 file, where the relay's rounds ran at a fifth of copy_file_range's speed in most runs
-/// (the copy into new page cache; AMD EPYC Zen 4 VM), took 1.15x GNU 9.12's time (0.38 s
-/// against 0.33 of CPU, six runs). Only the way not taken waits for its recheck: the way going
-/// on is timed every round, and gives way as soon as its own rounds cost more.
+/// Where the way not taken is far dearer (see [`FAR`]), a recheck costs what its round costs more
+/// than the way going on does (`ratio - 1` rounds' worth), and the next recheck comes when that is
+/// at most this fraction of the rounds since: after `(ratio - 1) / BUDGET` rounds, at least
+/// [`RECHECK`] and at most [`RECHECK_FAR`]. Every [`RECHECK`] rounds, a way 5 times as dear cost a
+/// quarter more than going on alone: `cat` of 1 GiB cached into a new ext4 file, in runs where the
+/// relay's rounds ran at a fifth of copy_file_range's speed (its copy into new page cache that the
+/// VM had just handed back to its host; AMD EPYC Zen 4), took 1.15x GNU 9.12's time (0.38 s against
+/// 0.33 of CPU, six runs). Only the way not taken waits for its recheck: the way going on is timed
+/// every round, and gives way as soon as its own rounds cost more.
 pub const BUDGET: f64 = 0.02;
 /// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB windows, so that a
 /// file whose state changes part-way is still followed within a file of a few GiB.
@@ -311,7 +311,7 @@ mod tests {
             assert_eq!(round(&mut chooser, 0.5), 'a');
             assert_eq!(until_recheck(&mut chooser, 0.1), RECHECK_FAR);
         }
-        // Found cheaper at a recheck, it takes over; back to the usual schedule.
+        // Found cheaper at a recheck, it takes over.
         assert_eq!(round(&mut chooser, 0.05), 'a');
         assert!(chooser.favours('a'));
     }

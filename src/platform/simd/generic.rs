@@ -100,10 +100,20 @@ pub trait Block64: Copy {
     /// [`Masks::notation_blocks`]), where the set has a kernel for it.
     ///
     /// # Safety
-    /// Beyond the trait's: the CPU has the extensions of that kernel (see [`Masks`]).
+    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks::new`]).
     #[inline(always)]
     unsafe fn notation_blocks(input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
         let _ = (input, tabs, ends, out);
+        None
+    }
+    /// [`Masks::utf8_continuation`] by a kernel of the set's own with byte permutes, where it
+    /// has one; None where it has not.
+    ///
+    /// # Safety
+    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks::new`]).
+    #[inline(always)]
+    unsafe fn utf8_continuation_vbmi(bytes: &[u8]) -> Option<Option<u64>> {
+        let _ = bytes;
         None
     }
 }
@@ -199,8 +209,9 @@ const SPACE_BY_LOW_NIBBLE: [u8; 16] =
 /// it checked that the CPU has the set: holding one proves that `B`'s instructions can run.
 #[derive(Clone, Copy)]
 pub struct Masks<B> {
-    /// The CPU has the extensions of `B`'s notation kernel ([`Block64::notation_blocks`]).
-    notation: bool,
+    /// The CPU has AVX-512 VBMI and VBMI2 (byte permutes and compresses): `B`'s kernels that
+    /// need them may run ([`Block64::notation_blocks`], [`Block64::utf8_continuation_vbmi`]).
+    vbmi: bool,
     block: PhantomData<B>,
 }
 
@@ -214,11 +225,17 @@ impl<B: Block64> Masks<B> {
     pub const TABLE_LOOKUPS: bool = B::TABLE_LOOKUPS;
 
     /// # Safety
-    /// The CPU has `B`'s instruction set and, with `notation`, the extensions of its notation
-    /// kernel; what uses the masks is compiled for them.
+    /// The CPU has `B`'s instruction set and, with `vbmi`, AVX-512 VBMI and VBMI2; what uses
+    /// the masks is compiled for `B`'s set.
     #[inline(always)]
-    pub(super) unsafe fn new(notation: bool) -> Masks<B> {
-        Masks { notation, block: PhantomData }
+    pub(super) unsafe fn new(vbmi: bool) -> Masks<B> {
+        Masks { vbmi, block: PhantomData }
+    }
+
+    /// Whether `B`'s kernels that need AVX-512 VBMI and VBMI2 may run (see [`Self::new`]).
+    #[cfg(test)]
+    pub(super) fn vbmi(self) -> bool {
+        self.vbmi
     }
 
     /// `block[i] == byte`.
@@ -446,10 +463,18 @@ impl<B: Block64> Masks<B> {
     /// the constants that the loop otherwise loaded and broadcast again every block (three
     /// `vpbroadcastb` and a table load a block; AMD EPYC Zen 4, AVX2 forced, `wc -m` of 100 MB
     /// in 0.95-0.96x the time read back from disk, 0.95-0.97x just written, 0.97-0.99x on the
-    /// Chinese corpus: per-round ratios of two runs of 15 interleaved rounds).
+    /// Chinese corpus: per-round ratios of two runs of 15 interleaved rounds). Where the CPU has
+    /// AVX-512 VBMI, the AVX-512 kernel has a loop of its own with fewer instructions
+    /// (`x86_64/utf8.rs`).
     #[inline(always)]
     pub fn utf8_continuation(self, bytes: &[u8]) -> Option<u64> {
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
+        if self.vbmi {
+            // SAFETY: see `eq`; `vbmi` says the CPU has VBMI and VBMI2 (see `new`).
+            if let Some(answer) = unsafe { B::utf8_continuation_vbmi(bytes) } {
+                return answer;
+            }
+        }
         // SAFETY: see `eq`; each block's loads are of its 67-byte window.
         unsafe {
             let mut errors = B::splat(0);
@@ -475,10 +500,10 @@ impl<B: Block64> Masks<B> {
     /// extensions (AVX-512 VBMI2): the caller maps bytes itself.
     #[inline(always)]
     pub fn notation_blocks(self, input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
-        if !self.notation {
+        if !self.vbmi {
             return None;
         }
-        // SAFETY: see `eq`; `notation` says the CPU has the kernel's extensions (see `new`).
+        // SAFETY: see `eq`; `vbmi` says the CPU has the kernel's extensions (see `new`).
         unsafe { B::notation_blocks(input, tabs, ends, out) }
     }
 }

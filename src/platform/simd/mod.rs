@@ -4,8 +4,9 @@
 //! 64-byte block, [`Block64`], whose associated [`Mask`] type absorbs how each instruction set
 //! holds a compare's result, as BurntSushi's `memchr` writes its searches over its `Vector`
 //! trait. Each instruction set implements the trait in a file of its own: `x86_64/sse2.rs`
-//! (x86-64's baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs` (with cat's VBMI2 kernel,
-//! `x86_64/notation.rs`), `aarch64.rs` (NEON, aarch64's baseline) and `swar.rs` (plain Rust,
+//! (x86-64's baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs` (with two kernels for CPUs with
+//! VBMI and VBMI2: cat's notation, `x86_64/notation.rs`, and the UTF-8 batch check,
+//! `x86_64/utf8.rs`), `aarch64.rs` (NEON, aarch64's baseline) and `swar.rs` (plain Rust,
 //! 8 bytes at a time: the block of every other target and of the `portable` build).
 //! [`with_masks`] is the one place a kernel is chosen: it runs the caller's work ([`WithMasks`])
 //! with the masks of the kernel asked for ([`Kernel::best`], from the one feature source,

@@ -89,7 +89,24 @@ fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static s
     let mut answers: Vec<_> = kernels.map(|k| (k.name(), with_masks(k, probe()))).collect();
     // SAFETY: SWAR is plain Rust: every CPU runs it.
     answers.push(("swar", probe().run(unsafe { Masks::<swar::Swar>::new(false) })));
+    // Where the AVX-512 kernel runs its VBMI loops, its masks without them too.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if with_masks(Kernel::Avx512, VbmiUsed) {
+        // SAFETY: the AVX-512 kernel runs here (`with_masks` gave its masks), without VBMI.
+        answers.push(("avx512 without vbmi", unsafe { super::x86_64::with_avx512(probe(), false) }));
+    }
     answers
+}
+
+/// Whether the masks run the VBMI kernels (only AVX-512's can).
+struct VbmiUsed;
+
+impl WithMasks for VbmiUsed {
+    type Output = bool;
+    #[inline(always)]
+    fn run<B: Block64>(self, m: Masks<B>) -> bool {
+        m.vbmi()
+    }
 }
 
 /// Asserts that every block answers `probe()` with `want`.
@@ -426,6 +443,14 @@ fn utf8_continuation_matches_the_reference() {
         }
         let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("round {round}, {blocks} blocks"));
         assert_every_block("utf8_continuation_matches_the_reference", || Probe::Utf8Continuation(&bytes), &want, &what);
+    }
+    // (A build without the x86 kernels has nothing to skip.)
+    if Kernel::Avx512.in_build() && !with_masks(Kernel::Avx512, VbmiUsed) {
+        crate::testing::skipped(
+            "platform::simd::utf8_continuation_matches_the_reference",
+            "the AVX-512 VBMI UTF-8 check",
+            "the CPU or GLIBC_TUNABLES lacks AVX-512 VBMI and VBMI2",
+        );
     }
 }
 

@@ -1,23 +1,24 @@
 //! AVX-512 (BW): a block is one register, and a compare gives a mask register (64 bits)
 //! straight away, with no byte vector to gather; the work runs in a function compiled for
-//! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT). With VBMI2, cat's notation kernel too.
+//! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT). With VBMI and VBMI2, cat's notation kernel
+//! and the UTF-8 batch check by byte permutes too.
 
-use super::notation;
+use super::{notation, utf8};
 use crate::platform::simd::generic::{Block64, Mask, lanewise};
 use crate::platform::simd::{Masks, WithMasks};
 use std::arch::x86_64::*;
 
-/// Runs `work` with the AVX-512 masks, compiled for AVX-512; `notation` where the CPU also has
-/// VBMI and VBMI2 (cat's notation kernel).
+/// Runs `work` with the AVX-512 masks, compiled for AVX-512; `vbmi` where the CPU also has
+/// VBMI and VBMI2 (cat's notation kernel, the UTF-8 batch check by byte permutes).
 ///
 /// # Safety
-/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and with `notation` VBMI
-/// and VBMI2.
+/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and with `vbmi` VBMI and
+/// VBMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
-pub unsafe fn with_avx512<W: WithMasks>(work: W, notation: bool) -> W::Output {
+pub unsafe fn with_avx512<W: WithMasks>(work: W, vbmi: bool) -> W::Output {
     // SAFETY: the caller's guarantee; `work` is inlined here, compiled for AVX-512.
-    work.run(unsafe { Masks::<Avx512>::new(notation) })
+    work.run(unsafe { Masks::<Avx512>::new(vbmi) })
 }
 
 /// 64 bytes in one AVX-512 register.
@@ -103,6 +104,11 @@ impl Block64 for Avx512 {
     unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Avx512 {
         // SAFETY: see the impl.
         unsafe { self.lookup16(table) }
+    }
+    #[inline(always)]
+    unsafe fn utf8_continuation_vbmi(bytes: &[u8]) -> Option<Option<u64>> {
+        // SAFETY: the caller guarantees AVX-512BW (and so F) and VBMI.
+        Some(unsafe { utf8::utf8_continuation(bytes) })
     }
     #[inline(always)]
     unsafe fn notation_blocks(input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {

@@ -1,10 +1,12 @@
-//! x86-64: SSE2 (part of every x86-64 CPU), and AVX2 and AVX-512 (with cat's VBMI2 kernel),
-//! which `with_masks` runs where the CPU has them.
+//! x86-64: SSE2 (part of every x86-64 CPU), and AVX2 and AVX-512 (with cat's notation kernel
+//! and a UTF-8 batch check for CPUs with VBMI and VBMI2), which `with_masks` runs where the CPU
+//! has them.
 
 mod avx2;
 mod avx512;
 mod notation;
 mod sse2;
+mod utf8;
 
 pub use avx2::with_avx2;
 pub use avx512::with_avx512;

@@ -100,7 +100,7 @@ pub trait Block64: Copy {
     /// [`Masks::notation_blocks`]), where the set has a kernel for it.
     ///
     /// # Safety
-    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks::new`]).
+    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks`]).
     #[inline(always)]
     unsafe fn notation_blocks(input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
         let _ = (input, tabs, ends, out);
@@ -110,7 +110,7 @@ pub trait Block64: Copy {
     /// has one; None where it has not.
     ///
     /// # Safety
-    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks::new`]).
+    /// Beyond the trait's: the CPU has AVX-512 VBMI and VBMI2 (see [`Masks`]).
     #[inline(always)]
     unsafe fn utf8_continuation_vbmi(bytes: &[u8]) -> Option<Option<u64>> {
         let _ = bytes;

@@ -11,3 +11,11 @@ mod utf8;
 pub use avx2::with_avx2;
 pub use avx512::with_avx512;
 pub use sse2::Sse2;
+
+/// The 64 bytes of `block` in a register (for the VBMI kernels, which work on `__m512i` alone).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load512(block: &[u8; 64]) -> std::arch::x86_64::__m512i {
+    // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment.
+    unsafe { std::arch::x86_64::_mm512_loadu_si512(block.as_ptr().cast()) }
+}

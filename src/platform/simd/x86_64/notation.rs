@@ -2,15 +2,8 @@
 //! permutes and compresses are nothing the block masks offer. `cat::format` calls it through
 //! the AVX-512 masks (`Masks::notation_blocks`), which hold whether the CPU has VBMI2.
 
+use super::load512;
 use std::arch::x86_64::*;
-
-/// The 64 bytes of `block` in a register.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn load512(block: &[u8; 64]) -> __m512i {
-    // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment.
-    unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
-}
 
 /// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character). Two planes are
 /// built per block: the character (its bit 7 kept: set for bytes that need `M-`) and the

@@ -12,18 +12,10 @@
 //! rounds). A loop of the same shape with `vpshufb` (masks kept, the tally by look-up) gave
 //! 1.00x: what pays is the masks left out.
 
+use super::load512;
 use crate::platform::simd::prefetch_ahead;
 use crate::platform::simd::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
 use std::arch::x86_64::*;
-
-/// The 64 bytes of `bytes` from `at`.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn load(bytes: &[u8], at: usize) -> __m512i {
-    let block: &[u8; 64] = bytes[at..at + 64].try_into().unwrap();
-    // SAFETY: `block` is 64 readable bytes; _mm512_loadu_si512 needs no alignment.
-    unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
-}
 
 /// A 16-entry table repeated over 64 entries (a look-up by a nibble, for `vpermb`).
 const fn repeated(table: &[u8; 16]) -> [u8; 64] {
@@ -49,7 +41,7 @@ const CONTINUATION: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0];
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     debug_assert!(bytes.len() <= 64 * crate::platform::simd::UTF8_BLOCKS_MAX + 3);
-    let [byte_1_high, byte_1_low, byte_2_high, continuation] = TABLES.each_ref().map(|t| load(t, 0));
+    let [byte_1_high, byte_1_low, byte_2_high, continuation] = TABLES.each_ref().map(|t| load512(t));
     let third = _mm512_set1_epi8((0xe0 - 0x80) as i8);
     let fourth = _mm512_set1_epi8((0xf0 - 0x80) as i8);
     let top = _mm512_set1_epi8(0x80u8 as i8);
@@ -59,7 +51,7 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     while at + 67 <= bytes.len() {
         prefetch_ahead(bytes, at);
         let window: &[u8; 67] = bytes[at..at + 67].try_into().unwrap();
-        let (prev3, prev2, prev1, input) = (load(window, 0), load(window, 1), load(window, 2), load(window, 3));
+        let [prev3, prev2, prev1, input] = [0, 1, 2, 3].map(|k| load512(window[k..k + 64].try_into().unwrap()));
         let input_high = _mm512_srli_epi16::<4>(input);
         let special = _mm512_and_si512(
             _mm512_and_si512(

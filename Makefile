@@ -53,7 +53,7 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
 ORACLE_SH   := ci/gnu-oracle.sh
 
-.PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all build test test-deps test-gnu test-cpu-models test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package
@@ -97,6 +97,7 @@ test: test-deps
 	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release
 	$(MAKE) test-gnu
 	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release --features portable
+	$(MAKE) test-cpu-models
 	$(MAKE) test-aarch64
 	@if [ -s $(SKIPS) ]; then echo "Not run on this machine (the rest of those tests ran):"; sort -u $(SKIPS); \
 	else echo "Every kernel this build has was tested on this CPU."; fi
@@ -108,6 +109,15 @@ test: test-deps
 test-gnu:
 	$(CARGO) build --release --bins
 	bash ci/gnu-tests.sh -q target/release
+
+# The x86-64 kernels on CPU models this machine is not: qemu-x86_64 runs the glibc build and a
+# static musl one as CPUs that lack one feature each of the AVX2 kernel's (LZCNT, BMI1, BMI2,
+# POPCNT, AVX2); each must get the SSE2 kernel and print what the AVX2 kernel prints natively.
+test-cpu-models: aarch64-deps
+	@rustup target list --installed | grep -qx $(MUSL) || rustup target add $(MUSL)
+	$(CARGO) build --release --bins
+	$(CARGO) build --release --bins --target $(MUSL)
+	bash ci/cpu-models.sh target/release target/$(MUSL)/release
 
 # aarch64 (NEON kernels; macOS on Apple silicon and aarch64 Linux run them): the library's
 # unit tests cross-compiled and run by qemu's user-mode emulator. test-aarch64-suite runs the

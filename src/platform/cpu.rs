@@ -8,21 +8,55 @@
 
 use std::sync::OnceLock;
 
-/// The instruction-set extensions the kernels can use.
+/// The instruction-set extensions the kernels are compiled for: every one that a kernel's
+/// `#[target_feature(enable = ...)]` names is detected here (a test holds the two together), so a
+/// CPU or virtual machine that hides one (LZCNT, which then runs as BSR and gives other
+/// results) gets a slower kernel, never a wrong one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     pub sse2: bool,
-    pub avx2: bool,
-    pub avx512bw: bool,
-    /// AVX-512 VBMI and VBMI2 (byte permutes, byte compress): cat -v's notation kernel.
-    pub avx512vbmi2: bool,
-    pub bmi2: bool,
     pub popcnt: bool,
+    pub avx2: bool,
+    pub bmi1: bool,
+    pub bmi2: bool,
+    /// ABM's LZCNT (CPUID 0x80000001 ECX bit 5).
+    pub lzcnt: bool,
+    pub avx512f: bool,
+    pub avx512bw: bool,
+    /// AVX-512 VBMI (byte permutes) and VBMI2 (byte compress).
+    pub avx512vbmi: bool,
+    pub avx512vbmi2: bool,
     pub neon: bool,
     /// Turned off by `GLIBC_TUNABLES` (the CPU may have them): `-AVX2`, and `-AVX512F` or
     /// `-AVX512BW` for the AVX-512 kernels. `avx2` and `avx512bw` above say what the CPU has.
     pub avx2_disabled: bool,
     pub avx512_disabled: bool,
+}
+
+impl Features {
+    /// Whether the CPU has `name`, spelled as `#[target_feature(enable = ...)]` spells it, or
+    /// `None` for a feature not detected here.
+    pub fn has(&self, name: &str) -> Option<bool> {
+        Some(match name {
+            "sse2" => self.sse2,
+            "popcnt" => self.popcnt,
+            "avx2" => self.avx2,
+            "bmi1" => self.bmi1,
+            "bmi2" => self.bmi2,
+            "lzcnt" => self.lzcnt,
+            "avx512f" => self.avx512f,
+            "avx512bw" => self.avx512bw,
+            "avx512vbmi" => self.avx512vbmi,
+            "avx512vbmi2" => self.avx512vbmi2,
+            "neon" => self.neon,
+            _ => return None,
+        })
+    }
+
+    /// Whether the CPU has every feature in `names` (a name not detected here counts as absent).
+    pub fn has_all(&self, names: &[&str]) -> bool {
+        names.iter().all(|name| self.has(name) == Some(true))
+    }
 }
 
 /// The features of the CPU we run on (cached after the first call).
@@ -60,13 +94,13 @@ fn hwcap_allowed(tunables: &[u8], cap: &str) -> bool {
     true
 }
 
-/// The features from CPUID leaves 1 and 7 and XCR0: what the kernels use, and only that. A
-/// vector set counts only where the operating system saves its registers (XCR0), as std and
-/// gnulib require.
+/// The features from CPUID leaves 1, 7 and 0x80000001 and XCR0: what the kernels use, and only
+/// that. A vector set counts only where the operating system saves its registers (XCR0), as std
+/// and gnulib require.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn detect() -> Features {
     let bit = |word: u32, n: u32| word >> n & 1 == 1;
-    let ([_, _, ecx1, edx1], [_, ebx7, ecx7, _]) = leaves();
+    let Leaves { leaf1: [_, _, ecx1, edx1], leaf7: [_, ebx7, ecx7, _], ext1: [_, _, ext_ecx1, _] } = leaves();
     let xcr0 = if bit(ecx1, 27) {
         // SAFETY: OSXSAVE (CPUID.1:ECX bit 27) says XGETBV is enabled; register 0 is XCR0.
         unsafe { xcr0() }
@@ -80,20 +114,35 @@ fn detect() -> Features {
         sse2: bit(edx1, 26),
         popcnt: bit(ecx1, 23),
         avx2: os_avx && bit(ebx7, 5),
+        bmi1: bit(ebx7, 3),
         bmi2: bit(ebx7, 8),
+        lzcnt: bit(ext_ecx1, 5),
+        avx512f: os_avx512,
         avx512bw: os_avx512 && bit(ebx7, 30),
-        avx512vbmi2: os_avx512 && bit(ecx7, 1) && bit(ecx7, 6),
+        avx512vbmi: os_avx512 && bit(ecx7, 1),
+        avx512vbmi2: os_avx512 && bit(ecx7, 6),
         ..Features::default()
     }
 }
 
-/// CPUID leaves 1 and 7 (sub-leaf 0), each as EAX, EBX, ECX, EDX: glibc's copies, taken at its
+/// The CPUID leaves the features come from, each as EAX, EBX, ECX, EDX.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Leaves {
+    leaf1: [u32; 4],
+    /// Sub-leaf 0.
+    leaf7: [u32; 4],
+    /// 0x80000001.
+    ext1: [u32; 4],
+}
+
+/// The CPUID leaves: glibc's copies, taken at its
 /// own start-up (`__x86_get_cpuid_feature_leaf`, glibc 2.33, <sys/platform/x86.h>), so that no
 /// `cpuid` runs here. In a virtual machine each `cpuid` exits to the hypervisor: 1.5 us on a KVM
 /// guest of an Intel Xeon (Sapphire Rapids), where std's `is_x86_feature_detected!`, which asks
 /// about ten leaves, was 18 us of every start-up.
 #[cfg(all(target_arch = "x86_64", target_env = "gnu", not(miri)))]
-fn leaves() -> ([u32; 4], [u32; 4]) {
+fn leaves() -> Leaves {
     /// glibc's `struct cpuid_feature`.
     #[repr(C)]
     struct CpuidFeature {
@@ -105,7 +154,7 @@ fn leaves() -> ([u32; 4], [u32; 4]) {
     unsafe extern "C" {
         fn __x86_get_cpuid_feature_leaf(index: std::ffi::c_uint) -> *const CpuidFeature;
     }
-    // glibc's CPUID_INDEX_1 and CPUID_INDEX_7 (<bits/platform/x86.h>).
+    // glibc's CPUID_INDEX_1, CPUID_INDEX_7 and CPUID_INDEX_80000001 (<bits/platform/x86.h>).
     let leaf = |index| {
         // SAFETY: the function takes any index and returns a pointer to glibc's static copy of
         // that leaf (a zeroed one past its table), which lives as long as the process.
@@ -113,24 +162,26 @@ fn leaves() -> ([u32; 4], [u32; 4]) {
         // SAFETY: non-null, it points to a `struct cpuid_feature`, which `CpuidFeature` spells.
         unsafe { feature.as_ref() }.map(|f| f.cpuid)
     };
-    match (leaf(0), leaf(1)) {
-        (Some(leaf1), Some(leaf7)) => (leaf1, leaf7),
+    match (leaf(0), leaf(1), leaf(2)) {
+        (Some(leaf1), Some(leaf7), Some(ext1)) => Leaves { leaf1, leaf7, ext1 },
         _ => cpuid_leaves(),
     }
 }
 
 /// [`leaves`] where the C library keeps no copy: from `cpuid` itself.
 #[cfg(all(target_arch = "x86_64", not(target_env = "gnu"), not(miri)))]
-fn leaves() -> ([u32; 4], [u32; 4]) {
+fn leaves() -> Leaves {
     cpuid_leaves()
 }
 
-/// CPUID leaves 1 and 7 (sub-leaf 0) from `cpuid` (three of them: leaf 0 says whether 7 exists).
+/// The CPUID leaves from `cpuid` (five of them: leaves 0 and 0x80000000 say whether 7 and
+/// 0x80000001 exist).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn cpuid_leaves() -> ([u32; 4], [u32; 4]) {
+fn cpuid_leaves() -> Leaves {
     let words = |r: std::arch::x86_64::CpuidResult| [r.eax, r.ebx, r.ecx, r.edx];
     let leaf7 = if cpuid(0).eax >= 7 { words(cpuid(7)) } else { [0; 4] };
-    (words(cpuid(1)), leaf7)
+    let ext1 = if cpuid(0x8000_0000).eax >= 0x8000_0001 { words(cpuid(0x8000_0001)) } else { [0; 4] };
+    Leaves { leaf1: words(cpuid(1)), leaf7, ext1 }
 }
 
 /// Under Miri, which runs no `cpuid`: what the build itself assumes, as std's detection says
@@ -141,9 +192,13 @@ fn detect() -> Features {
         sse2: cfg!(target_feature = "sse2"),
         popcnt: cfg!(target_feature = "popcnt"),
         avx2: cfg!(target_feature = "avx2"),
+        bmi1: cfg!(target_feature = "bmi1"),
         bmi2: cfg!(target_feature = "bmi2"),
+        lzcnt: cfg!(target_feature = "lzcnt"),
+        avx512f: cfg!(target_feature = "avx512f"),
         avx512bw: cfg!(target_feature = "avx512bw"),
-        avx512vbmi2: cfg!(target_feature = "avx512vbmi") && cfg!(target_feature = "avx512vbmi2"),
+        avx512vbmi: cfg!(target_feature = "avx512vbmi"),
+        avx512vbmi2: cfg!(target_feature = "avx512vbmi2"),
         ..Features::default()
     }
 }
@@ -152,8 +207,8 @@ fn detect() -> Features {
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[allow(unused_unsafe, reason = "safe to call from Rust 1.94 on; unsafe before (rust-version)")]
 fn cpuid(leaf: u32) -> std::arch::x86_64::CpuidResult {
-    // SAFETY: every x86-64 CPU has CPUID, and a leaf it lacks only returns other data (leaf 7
-    // is asked only where leaf 0 says it exists).
+    // SAFETY: every x86-64 CPU has CPUID, and a leaf it lacks only returns other data (leaves 7
+    // and 0x80000001 are asked only where leaves 0 and 0x80000000 say they exist).
     unsafe { std::arch::x86_64::__cpuid_count(leaf, 0) }
 }
 
@@ -215,19 +270,23 @@ mod tests {
         use std::arch::is_x86_feature_detected as has;
         let f = super::detect();
         assert_eq!(f.sse2, has!("sse2"));
-        assert_eq!(f.avx2, has!("avx2"));
-        assert_eq!(f.avx512bw, has!("avx512bw"));
-        assert_eq!(f.avx512vbmi2, has!("avx512vbmi") && has!("avx512vbmi2"));
-        assert_eq!(f.bmi2, has!("bmi2"));
         assert_eq!(f.popcnt, has!("popcnt"));
+        assert_eq!(f.avx2, has!("avx2"));
+        assert_eq!(f.bmi1, has!("bmi1"));
+        assert_eq!(f.bmi2, has!("bmi2"));
+        assert_eq!(f.lzcnt, has!("lzcnt"));
+        assert_eq!(f.avx512f, has!("avx512f"));
+        assert_eq!(f.avx512bw, has!("avx512bw"));
+        assert_eq!(f.avx512vbmi, has!("avx512vbmi"));
+        assert_eq!(f.avx512vbmi2, has!("avx512vbmi2"));
     }
 
-    /// The words of the two leaves that the features come from are what `cpuid` answers, in
-    /// glibc's copies too (leaf 1's EBX holds the APIC ID of whichever CPU ran it: not used).
+    /// The words of the leaves that the features come from are what `cpuid` answers, in glibc's
+    /// copies too (leaf 1's EBX holds the APIC ID of whichever CPU ran it: not used).
     #[test]
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     fn leaves_are_the_cpus() {
-        let used = |(leaf1, leaf7): ([u32; 4], [u32; 4])| (leaf1[2], leaf1[3], leaf7[1], leaf7[2]);
+        let used = |l: super::Leaves| (l.leaf1[2], l.leaf1[3], l.leaf7[1], l.leaf7[2], l.ext1[2]);
         assert_eq!(used(super::leaves()), used(super::cpuid_leaves()));
     }
 
@@ -248,10 +307,15 @@ mod tests {
         let has = |flag: &str| flags.contains(&flag);
         let f = super::features();
         assert_eq!(f.sse2, has("sse2"));
-        assert_eq!(f.avx2, has("avx2"));
-        assert_eq!(f.avx512bw, has("avx512bw"));
-        assert_eq!(f.avx512vbmi2, has("avx512vbmi") && has("avx512_vbmi2"));
-        assert_eq!(f.bmi2, has("bmi2"));
         assert_eq!(f.popcnt, has("popcnt"));
+        assert_eq!(f.avx2, has("avx2"));
+        assert_eq!(f.bmi1, has("bmi1"));
+        assert_eq!(f.bmi2, has("bmi2"));
+        // The kernel calls AMD's ABM, of which LZCNT is the part used, "abm" on every vendor.
+        assert_eq!(f.lzcnt, has("abm"));
+        assert_eq!(f.avx512f, has("avx512f"));
+        assert_eq!(f.avx512bw, has("avx512bw"));
+        assert_eq!(f.avx512vbmi, has("avx512vbmi"));
+        assert_eq!(f.avx512vbmi2, has("avx512_vbmi2"));
     }
 }

@@ -86,9 +86,25 @@ impl Kernel {
         }
     }
 
+    /// The target features the kernel's code is compiled for (the `#[target_feature(enable)]`
+    /// of `with_avx2` and `with_avx512`): it runs only where the CPU has every one. The
+    /// baselines need none beyond the build's own.
+    pub fn target_features(self) -> &'static [&'static str] {
+        match self {
+            Kernel::Portable | Kernel::Neon | Kernel::Sse2 => &[],
+            Kernel::Avx2 => &["avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
+            Kernel::Avx512 => &["avx512f", "avx512bw", "avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
+        }
+    }
+
     /// Whether this build has the kernel and this CPU can run it.
     pub fn is_available(self) -> bool {
-        let features = super::cpu::features();
+        self.runs_with(super::cpu::features())
+    }
+
+    /// Whether this build has the kernel and a CPU with `features` can run it.
+    fn runs_with(self, features: super::cpu::Features) -> bool {
+        let has_all = features.has_all(self.target_features());
         match self {
             Kernel::Portable => true,
             // NEON is aarch64's baseline, which the portable kernel runs too; what
@@ -96,17 +112,11 @@ impl Kernel {
             // says what GNU's does.
             Kernel::Neon => self.in_build() && features.neon,
             Kernel::Sse2 => self.in_build() && features.sse2,
-            // The AVX2 and AVX-512 contexts are also compiled for BMI2 and POPCNT (which every
-            // CPU with AVX2 known to us has; a CPU without them gets the SSE2 kernel).
-            Kernel::Avx2 => Self::avx2_context(features) && !features.avx2_disabled,
+            Kernel::Avx2 => self.in_build() && has_all && !features.avx2_disabled,
             // Compiled for AVX2 too: the CPU must have it, even where GLIBC_TUNABLES turned the
             // AVX2 kernel off (GNU's wc then still uses AVX-512, and so do we).
-            Kernel::Avx512 => Self::avx2_context(features) && features.avx512bw && !features.avx512_disabled,
+            Kernel::Avx512 => self.in_build() && has_all && !features.avx512_disabled,
         }
-    }
-
-    fn avx2_context(features: super::cpu::Features) -> bool {
-        Kernel::Avx2.in_build() && features.avx2 && features.bmi2 && features.popcnt
     }
 
     /// What GNU 9.12's `wc --debug` says it checked for line counting, as (feature, used):
@@ -211,6 +221,10 @@ impl NibblePatterns {
         }
     }
 }
+
+/// The target features the AVX-512 kernel's VBMI loops (cat's notation, the UTF-8 batch check)
+/// are compiled for beyond [`Kernel::Avx512`]'s.
+pub const VBMI_FEATURES: [&str; 2] = ["avx512vbmi", "avx512vbmi2"];
 
 /// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
 /// [`Masks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
@@ -336,18 +350,17 @@ pub trait WithMasks {
 
 /// Runs `work` with the block masks of `kernel` (or of the best one below it this build and CPU
 /// have, [`Kernel::or_below`]), from a function compiled for that instruction set: for AVX2 and
-/// AVX-512 also BMI1/2, POPCNT and LZCNT, so what `work` inlines uses `popcnt`, `tzcnt` and VEX
-/// or EVEX encodings too. The portable kernel runs with the build's baseline masks, as the
-/// baseline kernel (SSE2 on x86-64, NEON on aarch64) does.
+/// AVX-512 also BMI1/2, POPCNT and LZCNT ([`Kernel::target_features`]), so what `work` inlines
+/// uses `popcnt`, `tzcnt`, `lzcnt` and VEX or EVEX encodings too. The portable kernel runs with
+/// the build's baseline masks, as the baseline kernel (SSE2 on x86-64, NEON on aarch64) does.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
     match kernel.or_below() {
-        // SAFETY: `or_below` gives a kernel the CPU runs: AVX-512BW, AVX2, BMI2 and POPCNT are
-        // there (`Kernel::is_available`; BMI1 and LZCNT come with BMI2 on every CPU that has
-        // AVX2); VBMI and VBMI2 where the features say so.
+        // SAFETY: `or_below` gives a kernel the CPU runs: it has every one of the kernel's
+        // target features (`Kernel::is_available`), and VBMI and VBMI2 where it says so.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, super::cpu::features().avx512vbmi2) },
-        // SAFETY: as for AVX-512: AVX2, BMI2 and POPCNT are there, and so BMI1 and LZCNT.
+        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, super::cpu::features().has_all(&VBMI_FEATURES)) },
+        // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         Kernel::Avx2 => unsafe { x86_64::with_avx2(work) },
         // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.

@@ -283,7 +283,7 @@ fn notation_blocks_write_every_byte_as_cat_v_does() {
     input.extend(std::iter::repeat_n(b'\n', 130));
     input.extend(b"plain text without any byte that needs notation, long enough to fill....".repeat(3));
     input.extend([0x80, 0xff, 0x7f, 0x9f, 0xa0, b'\t', 0x89, 0x8a]);
-    let vbmi2 = Kernel::Avx512.is_available() && crate::platform::cpu::features().avx512vbmi2;
+    let vbmi2 = Kernel::Avx512.is_available() && crate::platform::cpu::features().has_all(&super::VBMI_FEATURES);
     for kernel in kernels("notation_blocks_write_every_byte_as_cat_v_does") {
         for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
             for start in [0, 1, 63] {
@@ -489,5 +489,85 @@ fn tally_counts_like_a_plain_count() {
         let want = Answer::Tally(equal, input.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
         let what = format!("round {round}");
         assert_every_block("tally_counts_like_a_plain_count", || Probe::Tally(&input, byte), &want, &what);
+    }
+}
+
+/// Every feature a kernel's code is compiled for (each `#[target_feature(enable = "...")]` in
+/// the x86-64 files) is one the chooser checks before that code runs: a CPU or virtual machine
+/// that hides one gets a slower kernel, never an instruction it lacks (without LZCNT, `lzcnt`
+/// runs as `bsr` and `wc -L` counts other widths; without BMI1, `tzcnt` runs as `bsf`).
+#[test]
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(miri, ignore = "reads the source files")]
+fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/platform/simd/x86_64");
+    let avx512_vbmi: Vec<&str> =
+        Kernel::Avx512.target_features().iter().chain(&super::VBMI_FEATURES).copied().collect();
+    // The features checked before each file's code runs.
+    let checked = |file: &str| match file {
+        "avx2.rs" => Kernel::Avx2.target_features().to_vec(),
+        "avx512.rs" => Kernel::Avx512.target_features().to_vec(),
+        // The VBMI loops, and the 64-byte load they share (mod.rs), run only from the AVX-512
+        // kernel, and only where the CPU has VBMI and VBMI2 too.
+        "notation.rs" | "utf8.rs" | "mod.rs" => avx512_vbmi.clone(),
+        // The baseline: compiled for no feature beyond the build's.
+        "sse2.rs" => Vec::new(),
+        other => panic!("x86_64/{other} is new: say here which kernel's checks guard its code"),
+    };
+    let features = crate::platform::cpu::features();
+    let mut named = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for list in text.split("#[target_feature(enable = \"").skip(1) {
+            for name in list[..list.find('"').unwrap()].split(',') {
+                assert!(features.has(name).is_some(), "x86_64/{file}: `{name}` is not detected (platform::cpu)");
+                assert!(checked(&file).contains(&name), "x86_64/{file}: compiled for `{name}`, never checked");
+                named += 1;
+            }
+        }
+    }
+    // avx2.rs's 5, avx512.rs's 7, notation.rs's 5, utf8.rs's 3 and mod.rs's 1: the scan works.
+    assert!(named >= 21, "found only {named} feature names in {}", dir.display());
+}
+
+/// A CPU that lacks any one of a kernel's target features gets the next kernel down that it has:
+/// AVX2 without LZCNT (a virtual machine can hide it) runs the SSE2 kernel.
+#[test]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+fn a_cpu_without_one_feature_gets_a_kernel_below() {
+    use crate::platform::cpu::Features;
+    let full = Features {
+        sse2: true,
+        popcnt: true,
+        avx2: true,
+        bmi1: true,
+        bmi2: true,
+        lzcnt: true,
+        avx512f: true,
+        avx512bw: true,
+        avx512vbmi: true,
+        avx512vbmi2: true,
+        ..Features::default()
+    };
+    assert!(Kernel::Avx512.runs_with(full) && Kernel::Avx2.runs_with(full));
+    for name in Kernel::Avx512.target_features() {
+        let mut lacking = full;
+        match *name {
+            "avx2" => lacking.avx2 = false,
+            "bmi1" => lacking.bmi1 = false,
+            "bmi2" => lacking.bmi2 = false,
+            "popcnt" => lacking.popcnt = false,
+            "lzcnt" => lacking.lzcnt = false,
+            "avx512f" => lacking.avx512f = false,
+            "avx512bw" => lacking.avx512bw = false,
+            other => panic!("{other}: say here how a CPU lacks it"),
+        }
+        assert_eq!(lacking.has(name), Some(false));
+        assert!(!Kernel::Avx512.runs_with(lacking), "AVX-512 without {name}");
+        let avx2 = Kernel::Avx2.target_features().contains(name);
+        assert_eq!(Kernel::Avx2.runs_with(lacking), !avx2, "AVX2 without {name}");
+        assert!(Kernel::Sse2.runs_with(lacking));
     }
 }

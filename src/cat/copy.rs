@@ -4,7 +4,7 @@
 //!
 //! | input \ output   | pipe   | regular file      | anything else (socket, /dev/null, tty) |
 //! |------------------|--------|-------------------|----------------------------------------|
-//! | regular file     | splice | copy_file_range or a relay pipe, timed (see [`FileWay`]); across file systems the relay | splice through a relay pipe (char devices such as /dev/null), else sendfile |
+//! | regular file     | splice through a relay pipe (small files: splice) | copy_file_range or a relay pipe, timed (see [`FileWay`]); across file systems the relay | splice through a relay pipe (char devices such as /dev/null), else sendfile |
 //! | pipe             | splice | splice            | splice                                 |
 //! | other (device, socket, tty) | splice through a relay pipe | splice through a relay pipe | splice through a relay pipe |
 //!
@@ -190,6 +190,13 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Pla
     if calls.splice {
         match (input, output) {
             (Directory, _) => {}
+            // A large regular file into a pipe: through our relay pipe, as GNU 9.12 and uutils
+            // do. splice from a file into a pipe holds that pipe's lock while it looks the file's
+            // pages up, so stdout's reader waits all that time; the relay's second call only
+            // moves page references, and the reader drains stdout while the relay fills (cat 1G
+            // into a splice reader on another CPU: 50-56 GiB/s against 17-21 directly, AMD EPYC
+            // Zen 4; on one CPU no worse, 0.81-0.90x uutils directly on an AMD EPYC Zen 3).
+            (Regular, Pipe) if !small => methods.push(Method::Relay),
             (Pipe, _) | (Regular, Pipe) => methods.push(Method::Splice),
             // A regular file into a regular file: copy_file_range, GNU 9.12's call (one or two
             // calls for 1 GiB, the page cache copied in the kernel; on ext4 measured stable at
@@ -636,6 +643,7 @@ mod tests {
                     let linux = plan(input, small, output, LINUX);
                     let want: Vec<Method> = match (input, output) {
                         (Directory, _) => vec![],
+                        (Regular, Pipe) if !small => vec![Relay],
                         (Pipe, _) | (Regular, Pipe) => vec![Splice],
                         (Regular, Regular) if small => vec![CopyFileRange],
                         (Regular, Regular) => vec![CopyFileRange, Relay],

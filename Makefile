@@ -53,7 +53,7 @@ RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
 ORACLE_SH   := ci/gnu-oracle.sh
 
-.PHONY: all build test test-deps test-gnu test-cpu-models test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package
@@ -332,6 +332,18 @@ check-system-package: packaging-deps
 # `cargo install uu_yes --root /opt/uutils`).
 bench: test-deps
 	python3 benches/bench.py
+
+# Cycles per 64 bytes of the hot loops (cat -A/-v, wc -m's UTF-8 check, wc -l, wc -L) on CPU
+# models this machine is not: the release build's own loops, found by callgrind's counts and
+# modelled by llvm-mca (llvm-14) as znver3 and skylake (MCA_CPUS). MCA_BINS: more builds to put
+# beside it (directories of their tools).
+MCA_CPUS ?= znver3 skylake
+MCA_BINS ?=
+mca:
+	@command -v llvm-mca-14 >/dev/null && command -v valgrind >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends llvm-14 valgrind; }
+	$(CARGO) build --release --bins
+	python3 benches/mca.py --bin target/release $(MCA_BINS:%=--bin %) $(MCA_CPUS:%=--cpu %)
 
 clean:
 	$(CARGO) clean

@@ -226,34 +226,38 @@ FILE_ROUNDS = 20
 STATE_ROUNDS = 15
 
 
+def text_block():
+    """About 1 MB of the benchmark's text (repeated to make text-200M), the same every run."""
+    rng = random.Random(42)
+    # English-like prose with a little non-ASCII (about 1 word in 30: accents, CJK, a dash),
+    # some tabs, empty lines and the odd long line. No multibyte white space: GNU 9.12 miscounts
+    # one split by its read boundaries (see docs/COMPATIBILITY.md), which would fail the output check.
+    ascii_words = ("the of and to in is was that for it with as his on be at by had not are but from or "
+                   "have an they which one you were all her she there would their we him been has when who "
+                   "will more no if out so said what up its about into than them can only other new some "
+                   "time could these two may then first any my now such like our over man me even most made "
+                   "after also did many before must through back years where much your way well down should "
+                   "because each just those people mr how too little state good very make world still own "
+                   "see men work long get here between both life being under never day same another know").split()
+    other_words = ["caf\u00e9", "na\u00efve", "\u65e5\u672c\u8a9e", "\u00e9t\u00e9", "Stra\u00dfe", "\u00e0", "\u2014"]
+    lines = []
+    for _ in range(20000):
+        n = rng.choice([0, 3, 6, 8, 9, 10, 11, 12, 12, 13, 14, 15, 30])
+        words = [rng.choice(other_words) if rng.random() < 0.033 else rng.choice(ascii_words) for _ in range(n)]
+        line = " ".join(words)
+        if rng.random() < 0.1:
+            line = "\t" + line
+        lines.append(line)
+    return ("\n".join(lines) + "\n").encode()
+
+
 def prepare_inputs():
     """Input files, made once and then cached in memory: text for the formatting options, a
     1 GiB file for plain copies, and 10,000 files of 1 KiB."""
     os.makedirs(BENCH_DIR, exist_ok=True)
     text = os.path.join(BENCH_DIR, "text-200M")
     if not os.path.exists(text):
-        import random
-        rng = random.Random(42)
-        # English-like prose with a little non-ASCII (about 1 word in 30: accents, CJK, a dash),
-        # some tabs, empty lines and the odd long line. No multibyte white space: GNU 9.12 miscounts
-        # one split by its read boundaries (see docs/COMPATIBILITY.md), which would fail the output check.
-        ascii_words = ("the of and to in is was that for it with as his on be at by had not are but from or "
-                       "have an they which one you were all her she there would their we him been has when who "
-                       "will more no if out so said what up its about into than them can only other new some "
-                       "time could these two may then first any my now such like our over man me even most made "
-                       "after also did many before must through back years where much your way well down should "
-                       "because each just those people mr how too little state good very make world still own "
-                       "see men work long get here between both life being under never day same another know").split()
-        other_words = ["caf\u00e9", "na\u00efve", "\u65e5\u672c\u8a9e", "\u00e9t\u00e9", "Stra\u00dfe", "\u00e0", "\u2014"]
-        lines = []
-        for _ in range(20000):
-            n = rng.choice([0, 3, 6, 8, 9, 10, 11, 12, 12, 13, 14, 15, 30])
-            words = [rng.choice(other_words) if rng.random() < 0.033 else rng.choice(ascii_words) for _ in range(n)]
-            line = " ".join(words)
-            if rng.random() < 0.1:
-                line = "\t" + line
-            lines.append(line)
-        block = ("\n".join(lines) + "\n").encode()
+        block = text_block()
         with open(text, "wb") as f:
             written = 0
             while written < 200_000_000:

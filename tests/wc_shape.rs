@@ -35,14 +35,15 @@ fn regular_file_bytes_come_from_its_size() {
 
 /// Many small files cost no calls that GNU's do not make: `wc -c` of several files goes by
 /// the stats taken at start (no `fstat`, offset or read of its own), and `wc -l` of files too
-/// small to be mapped asks no offset.
+/// small to be mapped asks no offset and gives no read-ahead advice (only a file larger than
+/// its read buffer gets it: GNU advises every file).
 #[test]
 fn small_files_take_no_extra_calls() {
     let dir = TempDir::new("wc-shape-small");
     for (i, len) in [10, 5000, 70_000].into_iter().enumerate() {
         dir.file(&format!("s{i}"), &noise(len, i as u64 + 7));
     }
-    let calls = "-e trace=open,openat,read,lseek,fstat,newfstatat,statx";
+    let calls = "-e trace=open,openat,read,lseek,fstat,newfstatat,statx,fadvise64";
     let (out, log) = trace(&format!("strace -qq -o \"$LOG\" {calls} \"$WC\" -c s0 s1 s2"), &dir);
     assert_eq!(out, "   10 s0\n 5000 s1\n70000 s2\n75010 total\n");
     // From the line that opens s0 (`openat` with glibc, `open` with musl; the stats taken at
@@ -59,6 +60,7 @@ fn small_files_take_no_extra_calls() {
     let rest = from_open(&log);
     assert!(!rest.contains("lseek("), "{rest}");
     assert_eq!(rest.matches("read(3").count(), 6, "two reads a file:\n{rest}");
+    assert!(!rest.contains("fadvise64("), "{rest}");
 }
 
 #[test]

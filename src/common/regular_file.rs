@@ -122,9 +122,12 @@ pub fn feed<C: Consumer>(
     consumer: &mut C,
     share: Option<&Share>,
 ) -> Result<(), Stop<C::Error>> {
-    platform::advise_sequential(fd);
-    // The offset matters only where windows may be mapped or shared: a smaller file is read to
-    // its end from wherever it is (one system call less for each of many small files).
+    // Read-ahead advice matters only where more than a buffer is read, and the offset only where
+    // windows may be mapped or shared: a smaller file is read to its end from wherever it is
+    // (two system calls less for each of many small files).
+    if info.size > buf.len() as u64 {
+        platform::advise_sequential(fd);
+    }
     let mut pos = if info.size >= MAP_MIN || share.is_some() { platform::current_offset(fd).ok() } else { None };
     // This file alone may be unable to be mapped: the chooser that goes on is not told.
     let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Whole-command benchmark: rapidutils beside GNU 9.1 (/usr/bin), GNU 9.12 (the oracle),
-uutils and busybox where installed, measured in the same run, in interleaved rounds.
+uutils, fcoreutils and busybox where installed, measured in the same run, in interleaved rounds.
 
     python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
                              [--kernel avx2|sse2|portable]... [--baseline DIR]
@@ -9,7 +9,7 @@ Every implementation's output is checked against the expected bytes (GNU 9.12's)
 timed, row by row. rapidutils must print them; a peer that prints other bytes (or fails) is marked
 **WRONG** on that row, with its first differing line, and is not a peer there; the run goes on.
 `make bench-peers` installs the peers at the versions measured: uutils' uu_yes, uu_cat and uu_wc
-into /opt/uutils (binaries yes, cat, wc).
+into /opt/uutils (binaries yes, cat, wc), fcoreutils into /opt/fcoreutils (fyes, fcat, fwc).
 Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo example), which
 starts its clock at the first byte, so no producer start-up lands inside the timing. By default
 producer and reader are pinned to the same CPU (taskset -c 0): on 2-vCPU VMs a pipe whose ends
@@ -36,8 +36,9 @@ READER = os.path.join(RELEASE, "examples", "pipe_reader")
 ORACLE = "/opt/gnu-oracle"
 ORACLE_LIB = ORACLE + "/usr/lib/x86_64-linux-gnu"
 # The peers' tools as `make bench-peers` installs them (cargo install's layout, ROOT/bin), or in
-# ~/.cargo/bin: uutils' per-tool crates name them yes, cat, wc.
+# ~/.cargo/bin: uutils' per-tool crates name them yes, cat, wc; fcoreutils fyes, fcat, fwc.
 UUTILS_BINS = ("/opt/uutils/bin", os.path.expanduser("~/.cargo/bin"))
+FCOREUTILS_BINS = ("/opt/fcoreutils/bin", os.path.expanduser("~/.cargo/bin"))
 # --baseline DIR: another rapidutils build (say, of the parent commit) timed in the same rounds.
 BASELINE = None
 
@@ -56,6 +57,9 @@ def implementations(tool):
     for root in UUTILS_BINS:
         if os.path.exists(os.path.join(root, tool)) and "uutils" not in impls:
             impls["uutils"] = [os.path.join(root, tool)]
+    for root in FCOREUTILS_BINS:
+        if os.path.exists(os.path.join(root, "f" + tool)) and "fcoreutils" not in impls:
+            impls["fcoreutils"] = [os.path.join(root, "f" + tool)]
     if shutil.which("busybox"):
         impls["busybox"] = ["busybox", tool]
     return impls
@@ -68,8 +72,8 @@ def stdout_of(argv, base_env=None, stdin=None):
 
 
 def is_peer(name):
-    """Whether `name` competes in "rapidutils / best peer": GNU 9.1, GNU 9.12, uutils (not
-    rapidutils' own columns, nor busybox, which is shown only)."""
+    """Whether `name` competes in "rapidutils / best peer": GNU 9.1, GNU 9.12, uutils, fcoreutils
+    (not rapidutils' own columns, nor busybox, which is shown only)."""
     return not name.startswith("rapidutils") and name != "busybox"
 
 
@@ -328,8 +332,8 @@ def report(title, unit, results, higher_is_better=True, wrong=None):
     differs = []
     for case, per_impl in results.items():
         bad = wrong.get(case, {})
-        # The peers named by the targets: GNU 9.1, GNU 9.12, uutils, each where its output on
-        # this row is right.
+        # The peers named by the targets: GNU 9.1, GNU 9.12, uutils, fcoreutils, each where its
+        # output on this row is right.
         peers = [i for i in impls if is_peer(i) and i in per_impl and i not in bad]
         cells = " | ".join((f"{statistics.median(per_impl[i]):.2f} ({min(per_impl[i]):.2f}-{max(per_impl[i]):.2f})"
                             if i in per_impl else "-") + (" **WRONG**" if i in bad else "") for i in impls)
@@ -355,7 +359,7 @@ def report(title, unit, results, higher_is_better=True, wrong=None):
                     each.append(f"{i} {statistics.median(alone):.2f}x")
             if each:
                 per_peer.append(f"- {case}: rapidutils / each peer (median of per-round ratios): {', '.join(each)}")
-    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils; "
+    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils, fcoreutils; "
           f"**!**: a max/min spread above {SPREAD_MARK:g}"
           + ("; **WRONG**: output other than GNU 9.12's on that row, not a peer there" if differs else "") + ")")
     for line in differs + per_peer:
@@ -955,7 +959,7 @@ def suite_startup(args):
     runs = 50 if args.quick else 300
     saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
     for case, (tool, shell, make, lang) in cases.items():
-        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12", "uutils")
+        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12", "uutils", "fcoreutils")
         impls = {k: v for k, v in implementations(tool).items() if k in wanted}
         names = list(impls) + ["rapidutils (multi-call)"]
         argvs = list(impls.values()) + [[multi, tool]]

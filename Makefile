@@ -54,7 +54,7 @@ RELEASE     := $(or $(BINARIES),target/release)
 ORACLE_SH   := ci/gnu-oracle.sh
 
 .PHONY: all build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
-	cross-deps check-cross install uninstall bench clean man completions generate \
+	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package
 
@@ -328,9 +328,40 @@ check-system-package: packaging-deps
 	@ls target/package/rapidutils-coreutils_*.deb >/dev/null 2>&1 || bash packaging/check.sh deb
 	bash packaging/chroot-test.sh
 
-# Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (uutils from
-# `cargo install uu_yes --root /opt/uutils`).
-bench: test-deps
+# The benchmark's peers besides GNU, at pinned versions: uutils' per-tool crates uu_yes, uu_cat
+# and uu_wc (binaries yes, cat, wc) into /opt/uutils, and fcoreutils (107 binaries named
+# fyes, fcat, fwc, ...: only those three are built) into /opt/fcoreutils. A peer whose version is
+# already there (its root's .crates.toml says so) is skipped. The builds run at nice 19 on
+# PEERS_JOBS jobs (the machine may be shared), quietly, into target/peers with a log in
+# $(PEERS_LOG): with one job on a 2-vCPU AMD EPYC Zen 4 VM, 4.5 minutes in all (uutils' three
+# 2.5, uucore built once for them; fcoreutils' three 2, fat LTO); 0.05 s when both are there.
+UUTILS_VERSION     ?= 0.12.0
+UUTILS_ROOT        ?= /opt/uutils
+FCOREUTILS_VERSION ?= 0.22.0
+FCOREUTILS_ROOT    ?= /opt/fcoreutils
+PEERS_JOBS         ?= 1
+PEERS_LOG          := target/bench-peers.log
+PEERS_INSTALL       = nice -n 19 $(CARGO) install --locked --quiet -j $(PEERS_JOBS) --target-dir target/peers
+bench-peers:
+	@mkdir -p target
+	@for t in $(TOOLS); do \
+	  grep -qs '^"uu_'$$t' $(UUTILS_VERSION) ' $(UUTILS_ROOT)/.crates.toml && [ -x $(UUTILS_ROOT)/bin/$$t ] && continue; \
+	  echo "installing uu_$$t $(UUTILS_VERSION) into $(UUTILS_ROOT) (log: $(PEERS_LOG))"; \
+	  $(PEERS_INSTALL) --root $(UUTILS_ROOT) uu_$$t@$(UUTILS_VERSION) >>$(PEERS_LOG) 2>&1 \
+	    || { tail -n 20 $(PEERS_LOG); exit 1; }; \
+	done
+	@have=yes; for t in $(TOOLS); do [ -x $(FCOREUTILS_ROOT)/bin/f$$t ] || have=; done; \
+	if [ -z "$$have" ] || ! grep -qs '^"fcoreutils $(FCOREUTILS_VERSION) ' $(FCOREUTILS_ROOT)/.crates.toml; then \
+	  echo "installing fcoreutils $(FCOREUTILS_VERSION) ($(TOOLS:%=f%)) into $(FCOREUTILS_ROOT) (log: $(PEERS_LOG))"; \
+	  $(PEERS_INSTALL) --root $(FCOREUTILS_ROOT) fcoreutils@$(FCOREUTILS_VERSION) $(TOOLS:%=--bin f%) \
+	    >>$(PEERS_LOG) 2>&1 || { tail -n 20 $(PEERS_LOG); exit 1; }; \
+	fi
+	@$(UUTILS_ROOT)/bin/wc --version | sed -n 1p
+	@$(FCOREUTILS_ROOT)/bin/fwc --version | sed -n 1p
+
+# Whole-command comparison with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (the peers
+# from bench-peers; busybox when it is on PATH).
+bench: test-deps bench-peers
 	python3 benches/bench.py
 
 # Cycles per 64 bytes of the hot loops (cat -A/-v, wc -m's UTF-8 check, wc -l, wc -L) on CPU

@@ -1,26 +1,33 @@
 #!/usr/bin/env python3
 """Whole-command benchmark: rapidutils beside GNU 9.1 (/usr/bin), GNU 9.12 (the oracle),
-uutils and busybox where installed, measured in the same run, in interleaved rounds.
+uutils, fcoreutils and busybox where installed, measured in the same run, in interleaved rounds.
 
     python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
                              [--kernel avx2|sse2|portable]... [--baseline DIR]
 
-Every implementation's output is checked against the expected bytes before it is timed.
+Every implementation's output is checked against the expected bytes (GNU 9.12's) before it is
+timed, row by row. rapidutils must print them; a peer that prints other bytes (or fails) is marked
+**WRONG** on that row, with its first differing line, and is not a peer there; the run goes on.
+`make bench-peers` installs the peers at the versions measured: uutils' uu_yes, uu_cat and uu_wc
+into /opt/uutils (binaries yes, cat, wc), fcoreutils into /opt/fcoreutils (fyes, fcat, fwc).
 Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo example), which
 starts its clock at the first byte, so no producer start-up lands inside the timing. By default
 producer and reader are pinned to the same CPU (taskset -c 0): on 2-vCPU VMs a pipe whose ends
 sit on different CPUs swings wildly; --cross-core pins them to CPUs 0 and 1 instead.
 Reported: the median GiB/s of each implementation, and the median over rounds of the
-per-round ratio rapidutils / best peer (the best of the others in that same round).
+per-round ratio rapidutils / best peer (the best of the others in that same round; busybox is
+shown, not a peer).
 """
 
 import argparse
+import io
 import os
 import random
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +35,10 @@ RELEASE = os.path.join(ROOT, "target", "release")
 READER = os.path.join(RELEASE, "examples", "pipe_reader")
 ORACLE = "/opt/gnu-oracle"
 ORACLE_LIB = ORACLE + "/usr/lib/x86_64-linux-gnu"
+# The peers' tools as `make bench-peers` installs them (cargo install's layout, ROOT/bin), or in
+# ~/.cargo/bin: uutils' per-tool crates name them yes, cat, wc; fcoreutils fyes, fcat, fwc.
+UUTILS_BINS = ("/opt/uutils/bin", os.path.expanduser("~/.cargo/bin"))
+FCOREUTILS_BINS = ("/opt/fcoreutils/bin", os.path.expanduser("~/.cargo/bin"))
 # --baseline DIR: another rapidutils build (say, of the parent commit) timed in the same rounds.
 BASELINE = None
 
@@ -43,9 +54,12 @@ def implementations(tool):
         # The oracle's own loader and C library, without the wrapper script's extra exec.
         impls["gnu-9.12"] = [ORACLE_LIB + "/ld-linux-x86-64.so.2", "--library-path", ORACLE_LIB,
                              ORACLE + "/usr/bin/" + tool]
-    for root in ("/opt/uutils/bin", os.path.expanduser("~/.cargo/bin")):
+    for root in UUTILS_BINS:
         if os.path.exists(os.path.join(root, tool)) and "uutils" not in impls:
             impls["uutils"] = [os.path.join(root, tool)]
+    for root in FCOREUTILS_BINS:
+        if os.path.exists(os.path.join(root, "f" + tool)) and "fcoreutils" not in impls:
+            impls["fcoreutils"] = [os.path.join(root, "f" + tool)]
     if shutil.which("busybox"):
         impls["busybox"] = ["busybox", tool]
     return impls
@@ -55,6 +69,153 @@ def stdout_of(argv, base_env=None, stdin=None):
     """What `argv` prints on stdout (see `split_env` for a leading `env`)."""
     env, command = split_env(argv, base_env)
     return subprocess.run(command, stdin=stdin, capture_output=True, env=env).stdout
+
+
+def is_peer(name):
+    """Whether `name` competes in "rapidutils / best peer": GNU 9.1, GNU 9.12, uutils, fcoreutils
+    (not rapidutils' own columns, nor busybox, which is shown only)."""
+    return not name.startswith("rapidutils") and name != "busybox"
+
+
+# Output: what one run printed on stdout, its exit status and the first line of its stderr.
+def output_of(argv, base_env=None, stdin=None):
+    """The Output of `argv` (see `split_env` for a leading `env`)."""
+    env, command = split_env(argv, base_env)
+    done = subprocess.run(command, stdin=stdin, capture_output=True, env=env)
+    return done.stdout, done.returncode, done.stderr.decode(errors="backslashreplace").partition("\n")[0]
+
+
+def shown(line, width=72):
+    """A line of output as the report quotes it: UTF-8 shown as text, other bytes and control
+    characters escaped, cut at `width` characters."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in line.decode(errors="backslashreplace"))
+    return "`" + (text if len(text) <= width else text[:width] + "...") + "`"
+
+
+def first_difference(ref, got):
+    """None where the binary streams `ref` and `got` hold the same bytes; else (line number,
+    byte of the line, the reference's line, the other's line) where they first differ. A long
+    line is shown from a little before that byte (a "..." first), each as far as the chunk of
+    1 MiB that holds the difference holds it (b"" past the end of an output)."""
+    line, column, partial = 1, 0, b""
+    while True:
+        a, b = read_exactly(ref, 1 << 20), read_exactly(got, 1 << 20)
+        if a == b:
+            if not a:
+                return None
+            line += a.count(b"\n")
+            if b"\n" in a:
+                partial = a[a.rfind(b"\n") + 1:]
+                column = len(partial)
+            else:
+                partial, column = (partial + a)[-64:], column + len(a)
+            continue
+        # The common prefix of the two chunks, by halves.
+        lo, hi = 0, min(len(a), len(b))
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if a[:mid] == b[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        line += a.count(b"\n", 0, lo)
+        start = a.rfind(b"\n", 0, lo) + 1
+        head, column = ((partial, column) if start == 0 else (b"", 0))
+        head, column = head + a[start:lo], column + lo - start
+        if column > 40:
+            head = b"..." + head[-20:]
+        return line, column + 1, head + a[lo:].partition(b"\n")[0], head + b[lo:].partition(b"\n")[0]
+
+
+def difference(ref_name, ref, out):
+    """None where the Output `out` is the Output `ref`, else what differs, as the report says it:
+    the exit status (with the first line of stderr), then the first differing line of stdout."""
+    parts = []
+    if out[1] != ref[1]:
+        parts.append(f"exit status {out[1]} ({ref_name}: {ref[1]})"
+                     + (f", stderr {shown(out[2].encode())}" if out[2] else ""))
+    diff = first_difference(io.BytesIO(ref[0]), io.BytesIO(out[0]))
+    if diff:
+        parts.append(f"line {diff[0]}" + (f" from byte {diff[1]}" if diff[1] > 41 else "")
+                     + f": {shown(diff[3])}, {ref_name} {shown(diff[2])}")
+    return "; ".join(parts) or None
+
+
+def settle(label, details):
+    """details: name -> what differs from the reference (None where nothing does). Exits where a
+    rapidutils column differs; returns {name: what differs} for the others, which are marked
+    WRONG on the rows this check covers and are not peers there."""
+    bad = {n: d for n, d in details.items() if d}
+    for n, d in bad.items():
+        if n.startswith("rapidutils"):
+            print(f"OUTPUT MISMATCH: {n} {label}: {d}", file=sys.stderr)
+            sys.exit(1)
+    for n, d in bad.items():
+        print(f"note: {label}: {n}'s output differs ({d})")
+    return bad
+
+
+def check_outputs(label, impls, extra, base_env=None, stdin_of=None):
+    """Runs `argv + extra` of each implementation and compares its Output with GNU 9.12's (rapidutils'
+    where the oracle is not installed): see `settle`. stdin_of, if given, makes each run's stdin."""
+    outs = {}
+    for n, a in impls.items():
+        stdin = stdin_of() if stdin_of else None
+        try:
+            outs[n] = output_of(a + extra, base_env, stdin)
+        finally:
+            if stdin is not None and hasattr(stdin, "close"):
+                stdin.close()
+    ref_name = "gnu-9.12" if "gnu-9.12" in outs else "rapidutils"
+    return settle(label, {n: difference(ref_name, outs[ref_name], o) for n, o in outs.items()})
+
+
+def check_stream(argv, expected, out_path=None):
+    """What differs (as `difference` says it) between the input file `expected` and what `argv`
+    prints: read from a pipe, or, with `out_path`, written into that file (removed after)."""
+    env, command = split_env(argv)
+    with open(expected, "rb") as ref, tempfile.TemporaryFile() as errors:
+        if out_path is None:
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, env=env)
+            diff = first_difference(ref, proc.stdout)
+            proc.stdout.close()
+            status = proc.wait()
+        else:
+            with open(out_path, "wb") as out:
+                status = subprocess.run(command, stdout=out, stderr=errors, env=env).returncode
+            with open(out_path, "rb") as got:
+                diff = first_difference(ref, got)
+            os.unlink(out_path)
+        errors.seek(0)
+        err = errors.readline().decode(errors="backslashreplace").rstrip("\n")
+    parts = []
+    # A pipe closed at the first difference ends the writer with SIGPIPE: that is no failure of its own.
+    if status != 0 and not (out_path is None and diff is not None and status == -13):
+        parts.append(f"exit status {status}" + (f", stderr {shown(err.encode())}" if err else ""))
+    if diff:
+        parts.append(f"line {diff[0]}" + (f" from byte {diff[1]}" if diff[1] > 41 else "")
+                     + f": {shown(diff[3])}, expected {shown(diff[2])}")
+    return "; ".join(parts) or None
+
+
+def timed_rounds(impls, rounds, run, wrong=()):
+    """impl -> the value of `run(name, argv)` in each of `rounds` interleaved rounds. An implementation in
+    `wrong` (its output is not GNU 9.12's on this row) whose run fails leaves the row, not the run."""
+    per = {name: [] for name in impls}
+    failed = set()
+    for rnd in range(rounds):
+        for name, argv in rotated(impls, rnd):
+            if name in failed:
+                continue
+            try:
+                per[name].append(run(name, argv))
+            except (subprocess.CalledProcessError, RuntimeError, ValueError):
+                if name not in wrong:
+                    raise
+                failed.add(name)
+    for name in failed:
+        del per[name]
+    return per
 
 
 def pin(cpu):
@@ -87,13 +248,19 @@ def read_exactly(pipe, n):
 
 
 def check_yes(argv, line, n=8 << 20):
+    """What differs (as `difference` says it) between the first `n` bytes `argv` prints and `line`
+    repeated, or None."""
     env, argv = split_env(argv)
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    data = read_exactly(proc.stdout, n)
-    proc.stdout.close()
-    proc.wait()
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, env=env)
+        data = read_exactly(proc.stdout, n)
+        proc.stdout.close()
+        status = proc.wait()
+        errors.seek(0)
+        err = errors.readline().decode(errors="backslashreplace").rstrip("\n")
     expected = (line * (n // len(line) + 1))[:n]
-    return data == expected
+    # One that printed all n bytes was ended by the closed pipe: its status says nothing.
+    return difference("expected", (expected, 0, ""), (data, 0 if len(data) == n else status, err))
 
 
 def pipe_throughput(producer, mode, nbytes, cross_core):
@@ -140,24 +307,36 @@ def machine():
 SPREAD_MARK = 2.0
 
 
-def report(title, unit, results, higher_is_better=True):
+def report(title, unit, results, higher_is_better=True, wrong=None):
     """results: case -> impl -> list of per-round values (same length for every impl). Each cell
     is the median with the min and max of the rounds; `spread` is the largest max/min of the
-    row, marked when it exceeds SPREAD_MARK (such a row needs more rounds before it says much)."""
+    row, marked when it exceeds SPREAD_MARK (such a row needs more rounds before it says much).
+    wrong: case -> impl -> what differs in its output (see `settle`): that cell is marked
+    **WRONG** (without figures where its runs failed), the impl is not a peer on that row, and
+    what differs is listed under the table."""
+    wrong = wrong or {}
     print(f"\n## {title}\n\n{machine()}\n")
-    impls = list(next(iter(results.values())).keys())
+    # Every implementation timed on some row or wrong on one (where its runs failed, on no row).
+    impls = []
+    for case, per_impl in results.items():
+        for i in list(per_impl) + list(wrong.get(case, {})):
+            if i not in impls:
+                impls.append(i)
     head = ("| case | " + " | ".join(f"{i} median (min-max)" for i in impls)
             + " | spread | rapidutils / best peer (median of per-round ratios) |")
     print(head)
     print("|" + "---|" * (len(impls) + 3))
-    # The peers named by the targets: GNU 9.1, GNU 9.12, uutils (busybox is shown, not a peer).
-    peers = [i for i in impls if not i.startswith("rapidutils") and i != "busybox"]
     # Where rounds spread, the best of several peers in a round is the luckiest of them: the
     # ratio against each peer alone says whether rapidutils is behind or the round was.
     per_peer = []
+    differs = []
     for case, per_impl in results.items():
-        cells = " | ".join(f"{statistics.median(per_impl[i]):.2f} ({min(per_impl[i]):.2f}-{max(per_impl[i]):.2f})"
-                           for i in impls)
+        bad = wrong.get(case, {})
+        # The peers named by the targets: GNU 9.1, GNU 9.12, uutils, fcoreutils, each where its
+        # output on this row is right.
+        peers = [i for i in impls if is_peer(i) and i in per_impl and i not in bad]
+        cells = " | ".join((f"{statistics.median(per_impl[i]):.2f} ({min(per_impl[i]):.2f}-{max(per_impl[i]):.2f})"
+                            if i in per_impl else "-") + (" **WRONG**" if i in bad else "") for i in impls)
         spread = max(max(v) / min(v) for v in per_impl.values() if min(v) > 0)
         spread_cell = f"{spread:.1f}" + (" **!**" if spread > SPREAD_MARK else "")
         mine = per_impl["rapidutils"]
@@ -168,6 +347,10 @@ def report(title, unit, results, higher_is_better=True):
             ratios.append(mine[r] / best if higher_is_better else best / mine[r])
         ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
         print(f"| {case} | {cells} | {spread_cell} | {ratio} |")
+        for i in impls:
+            if i in bad:
+                differs.append(f"- {case}: {i}'s output differs" + ("" if i in per_impl else " and its runs failed")
+                               + f": {bad[i]}")
         if spread > SPREAD_MARK:
             each = []
             for i in peers:
@@ -176,9 +359,10 @@ def report(title, unit, results, higher_is_better=True):
                     each.append(f"{i} {statistics.median(alone):.2f}x")
             if each:
                 per_peer.append(f"- {case}: rapidutils / each peer (median of per-round ratios): {', '.join(each)}")
-    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils; "
-          f"**!**: a max/min spread above {SPREAD_MARK:g})")
-    for line in per_peer:
+    print(f"\n(unit: {unit}; ratio > 1 means rapidutils is faster; peers: GNU 9.1, GNU 9.12, uutils, fcoreutils; "
+          f"**!**: a max/min spread above {SPREAD_MARK:g}"
+          + ("; **WRONG**: output other than GNU 9.12's on that row, not a peer there" if differs else "") + ")")
+    for line in differs + per_peer:
         print(line)
     sys.stdout.flush()
 
@@ -188,31 +372,39 @@ def suite_yes(args):
     results = {}
     lengths = [2, 85, 4096, 100_000]
     modes = ["splice", "read"]
+    wrong = {}
     for length in lengths:
         word = "y" * (length - 1)
         line = (word + "\n").encode()
-        for name, argv in impls.items():
-            if not check_yes(argv + [word], line):
-                print(f"OUTPUT MISMATCH: {name} yes (line length {length})", file=sys.stderr)
-                sys.exit(1)
-    print("outputs checked: every implementation prints the right bytes for every line length")
+        bad = settle(f"yes (line length {length})",
+                     {name: check_yes(argv + [word], line) for name, argv in impls.items()})
+        for mode in modes:
+            if bad:
+                wrong[f"yes into {mode} reader, line {length} B"] = bad
+    print("outputs checked: rapidutils prints the right bytes for every line length"
+          + (" (peers that do not are marked WRONG on those rows)" if wrong else ", and so does every peer"))
     target_secs = 0.05 if args.quick else 0.3
     for mode in modes:
         for length in lengths:
             word = "y" * (length - 1)
             case = f"yes into {mode} reader, line {length} B"
-            results[case] = {name: [] for name in impls}
+            bad = wrong.get(case, {})
             # Each implementation moves about target_secs worth of data (from a 256 MiB probe), so
             # slow peers do not dominate the run time; GiB/s are comparable whatever the size.
             nbytes = {}
             for name, argv in impls.items():
-                probe = pipe_throughput(argv + [word], mode, 256 << 20, args.cross_core)
+                try:
+                    probe = pipe_throughput(argv + [word], mode, 256 << 20, args.cross_core)
+                except (RuntimeError, ValueError):
+                    if name not in bad:
+                        raise
+                    continue
                 nbytes[name] = max(256 << 20, int(probe * target_secs * (1 << 30)) // 4096 * 4096)
-            for rnd in range(args.rounds):
-                for name, argv in rotated(impls, rnd):
-                    results[case][name].append(pipe_throughput(argv + [word], mode, nbytes[name], args.cross_core))
+            results[case] = timed_rounds(
+                {n: a for n, a in impls.items() if n in nbytes}, args.rounds,
+                lambda name, argv: pipe_throughput(argv + [word], mode, nbytes[name], args.cross_core), bad)
     where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
-    report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results)
+    report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results, wrong=wrong)
 
 
 BENCH_DIR = "/tmp/ru-bench"
@@ -370,21 +562,10 @@ def wall_time(argv, stdout, pinned=True):
             out.close()
 
 
-def throughput_rounds(impls, rounds, extra, gib, pinned=True):
+def throughput_rounds(impls, rounds, extra, gib, pinned=True, wrong=()):
     """impl -> GiB/s of each of `rounds` interleaved rounds of `argv + extra` (stdout to
-    /dev/null) over `gib` GiB of input."""
-    per = {name: [] for name in impls}
-    for rnd in range(rounds):
-        for name, argv in rotated(impls, rnd):
-            per[name].append(gib / wall_time(argv + extra, None, pinned=pinned))
-    return per
-
-
-def same_output(impls, args, stdin=None):
-    outputs = set()
-    for argv in impls.values():
-        outputs.add(stdout_of(argv + args, stdin=stdin))
-    return len(outputs) == 1
+    /dev/null) over `gib` GiB of input (see `timed_rounds` for `wrong`)."""
+    return timed_rounds(impls, rounds, lambda name, argv: gib / wall_time(argv + extra, None, pinned=pinned), wrong)
 
 
 def suite_cat(args):
@@ -398,17 +579,36 @@ def suite_cat(args):
         if BASELINE:
             forced[k]["rapidutils-baseline"] = ["env", f"RAPIDUTILS_SIMD={k}", os.path.join(BASELINE, "cat")]
         forced[k].update((n, a) for n, a in impls.items() if not n.startswith("rapidutils"))
-    for label, extra in (("-n", ["-n", text]), ("-A", ["-A", text]), ("-v", ["-v", text]), ("-T", ["-T", text]),
-                         ("-E", ["-E", text]), ("plain", [text])):
-        for each in [impls] + list(forced.values()):
-            if not same_output(each, extra):
-                print(f"OUTPUT MISMATCH: cat {label}", file=sys.stderr)
-                sys.exit(1)
-    print("outputs checked: every implementation (and forced kernel) prints the same bytes for cat, "
-          "cat -n, cat -A, cat -v, cat -T, cat -E")
+    # Each row's output: the formatting options' against GNU 9.12's (every forced kernel's too),
+    # the plain copies' against the input itself, read from a pipe (the rows into /dev/null and into
+    # a pipe) and written into a file on tmpfs (the rows into a file), the small files' against
+    # GNU 9.12's.
+    wrong = {}
+    out_file = os.path.join(BENCH_DIR, "out")
+    with_kernels = dict(impls)
+    for k, each in forced.items():
+        with_kernels.update((f"{n} (RAPIDUTILS_SIMD={k})", a) for n, a in each.items() if n.startswith("rapidutils"))
+    for opt in ("-n", "-A", "-v", "-T", "-E"):
+        bad = check_outputs(f"cat {opt}", with_kernels, [opt, text])
+        if bad:
+            wrong[f"cat {opt} 200M > /dev/null"] = bad
+            for k in forced:
+                wrong[f"cat {opt} 200M, {k}"] = bad
+    bad = settle("cat 1G into a pipe", {n: check_stream(a + [big], big) for n, a in impls.items()})
+    if bad:
+        wrong["cat 1G > /dev/null"] = wrong["cat 1G into splice reader"] = bad
+    bad = settle("cat 1G > file", {n: check_stream(a + [big], big, SHM_OUT) for n, a in impls.items()})
+    if bad:
+        wrong["cat 1G > file"] = wrong["cat 1G > file on tmpfs"] = bad
+    bad = check_outputs("cat of 10,000 files", impls, small)
+    if bad:
+        wrong["cat 10,000 files of 1 KiB > /dev/null"] = bad
+    print("outputs checked: rapidutils (and every forced kernel) prints GNU 9.12's bytes for cat -n, cat -A, "
+          "cat -v, cat -T, cat -E, the input's for cat of 1 GiB into a pipe and into a file, GNU 9.12's for cat "
+          "of many files"
+          + (" (peers that do not are marked WRONG on those rows)" if wrong else ", and so does every peer"))
     size_big = os.path.getsize(big) / (1 << 30)
     size_text = os.path.getsize(text) / (1 << 30)
-    out_file = os.path.join(BENCH_DIR, "out")
     cases = {
         "cat 1G > /dev/null": (lambda a: a + [big], None, size_big),
         "cat 1G > file": (lambda a: a + [big], out_file, size_big),
@@ -423,63 +623,67 @@ def suite_cat(args):
     results = {}
     for case, (make, stdout, gib) in cases.items():
         cached(*[p for p in make([]) if os.path.isfile(p)])
-        per = {name: [] for name in impls}
         # Copies into a file stall now and then (writeback, discards): they need many rounds;
         # so do many small files, bound by the file system's calls (5 rounds of 10,000 files
         # gave 0.97x GNU 9.12 where 41 interleaved rounds gave 1.07x, AMD EPYC Zen 5).
         many = gib is None
         rounds = args.rounds if (stdout is None and not many) or args.quick else max(args.rounds, FILE_ROUNDS)
-        for rnd in range(rounds):
-            for name, argv in rotated(impls, rnd):
-                secs = wall_time(make(argv), stdout)
-                per[name].append(gib / secs if gib else secs * 1000)
-        results[case] = per
+
+        def run(name, argv, make=make, stdout=stdout, gib=gib):
+            secs = wall_time(make(argv), stdout)
+            return gib / secs if gib else secs * 1000
+        results[case] = timed_rounds(impls, rounds, run, wrong.get(case, {}))
     for path in (out_file, SHM_OUT):
         if os.path.exists(path):
             os.unlink(path)
     throughput = {k: v for k, v in results.items() if cases[k][2]}
     report(f"cat, files cached in memory, pinned to CPU 0 ({args.rounds} rounds; into a file "
-           f"{args.rounds if args.quick else max(args.rounds, FILE_ROUNDS)})", "GiB/s, median", throughput)
+           f"{args.rounds if args.quick else max(args.rounds, FILE_ROUNDS)})", "GiB/s, median", throughput, wrong=wrong)
     timed = {k: v for k, v in results.items() if not cases[k][2]}
     report(f"cat of many small files ({args.rounds if args.quick else max(args.rounds, FILE_ROUNDS)} rounds)",
-           "ms, median", timed, higher_is_better=False)
+           "ms, median", timed, higher_is_better=False, wrong=wrong)
     if forced:
         per_kernel = {}
         for k, each in forced.items():
             for opt in ("-A", "-v", "-n"):
                 cached(text)
-                per_kernel[f"cat {opt} 200M, {k}"] = throughput_rounds(each, args.rounds, [opt, text], size_text)
+                case = f"cat {opt} 200M, {k}"
+                per_kernel[case] = throughput_rounds(each, args.rounds, [opt, text], size_text,
+                                                     wrong=wrong.get(case, {}))
         report(f"cat formatting with a kernel forced, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median",
-               per_kernel)
+               per_kernel, wrong=wrong)
     pipe = {}
     case = "cat 1G into splice reader"
-    pipe[case] = {name: [] for name in impls}
     cached(big)
-    for rnd in range(args.rounds):
-        for name, argv in rotated(impls, rnd):
-            pipe[case][name].append(pipe_throughput(argv + [big], "splice", os.path.getsize(big), args.cross_core))
+    pipe[case] = timed_rounds(
+        impls, args.rounds,
+        lambda name, argv: pipe_throughput(argv + [big], "splice", os.path.getsize(big), args.cross_core),
+        wrong.get(case, {}))
     where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
-    report(f"cat into a pipe ({where})", "GiB/s, median", pipe)
+    report(f"cat into a pipe ({where})", "GiB/s, median", pipe, wrong=wrong)
+
+
+# The row of wc -c on a pipe (its | escaped for the Markdown table).
+PIPE_CASE = "cat 200M \\| wc -c"
 
 
 def suite_wc(args):
     text, _, small = prepare_inputs()
     impls = implementations("wc")
     opts = [["-l"], ["-w"], [], ["-m"], ["-L"], ["-c"]]
-    # Peers disagree among themselves on words (GNU 9.12's no-break-space rule, busybox's rules):
-    # rapidutils must agree with GNU 9.12, the others are only reported.
+    # Each row's output against GNU 9.12's, in the row's locale. Peers disagree among themselves
+    # on words (GNU 9.12's no-break-space rule, busybox's rules): rapidutils must agree with GNU
+    # 9.12, a peer that does not is marked WRONG on that row.
+    wrong = {}
     for locale in ("C", "C.UTF-8"):
         env = dict(os.environ, LC_ALL=locale)
         for o in opts:
-            outs = {n: stdout_of(a + o + [text], env).split()[0] for n, a in impls.items()}
-            if "gnu-9.12" in outs and outs["rapidutils"] != outs["gnu-9.12"]:
-                print(f"OUTPUT MISMATCH: wc {o} in {locale}: {outs}", file=sys.stderr)
-                sys.exit(1)
-            others = {n: v.decode() for n, v in outs.items() if v != outs["rapidutils"]}
-            if others:
-                print(f"note: wc {' '.join(o)} in {locale}: rapidutils and GNU 9.12 say {outs['rapidutils'].decode()}, "
-                      f"others differ: {others}")
-    print("outputs checked: rapidutils gives GNU 9.12's counts for wc -l -w -m -L -c and default")
+            bad = check_outputs(f"wc {' '.join(o) or '(default)'} 200M in {locale}", impls, o + [text], env)
+            if bad:
+                wrong[f"wc {' '.join(o) or '(default)'} 200M, {locale}"] = bad
+    print("outputs checked: rapidutils prints GNU 9.12's output for wc -l -w -m -L -c and default in C and C.UTF-8"
+          + (" (peers that do not are marked WRONG on those rows)" if wrong else ", and so does every peer")
+          + "; each later case is checked before it is timed")
     size = os.path.getsize(text) / (1 << 30)
     results = {}
     for locale in ("C", "C.UTF-8"):
@@ -491,24 +695,35 @@ def suite_wc(args):
                 continue
             case = f"wc {' '.join(o) or '(default)'} 200M, {locale}"
             cached(text)
-            results[case] = throughput_rounds(impls, args.rounds, o + [text], size)
+            results[case] = throughput_rounds(impls, args.rounds, o + [text], size, wrong=wrong.get(case, {}))
     os.environ.pop("LC_ALL", None)
-    report(f"wc on 200 MB of English-like UTF-8 text, cached, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median", results)
-    pipe = {"cat 200M | wc -c": {name: [] for name in impls}}
-    many = {"wc 10,000 files of 1 KiB": {name: [] for name in impls}}
-    cached(text, *small)
-    for rnd in range(args.rounds):
-        for name, argv in rotated(impls, rnd):
-            start = time.perf_counter()
-            p1 = subprocess.Popen(pin(0) + ["cat", text], stdout=subprocess.PIPE)
-            env, command = split_env(argv)
+    report(f"wc on 200 MB of English-like UTF-8 text, cached, pinned to CPU 0 ({args.rounds} rounds)", "GiB/s, median",
+           results, wrong=wrong)
+    for case, label, extra, stdin_of in (
+            (PIPE_CASE, "cat 200M | wc -c", ["-c"],
+             lambda: subprocess.Popen(["cat", text], stdout=subprocess.PIPE).stdout),
+            ("wc 10,000 files of 1 KiB", "wc of 10,000 files", small, None)):
+        bad = check_outputs(label, impls, extra, stdin_of=stdin_of)
+        if bad:
+            wrong[case] = bad
+
+    def through_cat(name, argv):
+        start = time.perf_counter()
+        p1 = subprocess.Popen(pin(0) + ["cat", text], stdout=subprocess.PIPE)
+        env, command = split_env(argv)
+        try:
             subprocess.run(pin(0) + command + ["-c"], stdin=p1.stdout, stdout=subprocess.DEVNULL, check=True, env=env)
+        finally:
             p1.stdout.close()
             p1.wait()
-            pipe["cat 200M | wc -c"][name].append(size / (time.perf_counter() - start))
-            many["wc 10,000 files of 1 KiB"][name].append(wall_time(argv + small, None) * 1000)
-    report("wc -c of a pipe (cat start-up included for every implementation alike)", "GiB/s, median", pipe)
-    report("wc of many small files", "ms, median", many, higher_is_better=False)
+        return size / (time.perf_counter() - start)
+    cached(text, *small)
+    pipe = {PIPE_CASE: timed_rounds(impls, args.rounds, through_cat, wrong.get(PIPE_CASE, {}))}
+    many = {"wc 10,000 files of 1 KiB": timed_rounds(
+        impls, args.rounds, lambda name, argv: wall_time(argv + small, None) * 1000,
+        wrong.get("wc 10,000 files of 1 KiB", {}))}
+    report("wc -c of a pipe (cat start-up included for every implementation alike)", "GiB/s, median", pipe, wrong=wrong)
+    report("wc of many small files", "ms, median", many, higher_is_better=False, wrong=wrong)
     # A 1 GiB file unpinned (where an implementation may use threads).
     _, big, _ = prepare_inputs()
     gib = os.path.getsize(big) / (1 << 30)
@@ -516,10 +731,13 @@ def suite_wc(args):
     os.environ["LC_ALL"] = "C.UTF-8"
     for o in (["-l"], [], ["-m"], ["-L"]):
         case = f"wc {' '.join(o) or '(default)'} 1G, C.UTF-8, unpinned"
+        bad = check_outputs(f"wc {' '.join(o) or '(default)'} 1G in C.UTF-8", impls, o + [big])
+        if bad:
+            wrong[case] = bad
         cached(big)
-        unpinned[case] = throughput_rounds(impls, args.rounds, o + [big], gib, pinned=False)
+        unpinned[case] = throughput_rounds(impls, args.rounds, o + [big], gib, pinned=False, wrong=wrong.get(case, {}))
     os.environ.pop("LC_ALL", None)
-    report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned)
+    report(f"wc on 1 GiB, cached, not pinned ({args.rounds} rounds)", "GiB/s, median", unpinned, wrong=wrong)
     state_rounds = args.rounds if args.quick else max(args.rounds, STATE_ROUNDS)
     by_state = {}
     os.environ["LC_ALL"] = "C.UTF-8"
@@ -528,14 +746,18 @@ def suite_wc(args):
         path = page_cache_state(text, state)
         gib = os.path.getsize(path) / (1 << 30)
         for o in (["-l"], ["-m"]):
+            bad = check_outputs(f"wc {o[0]} 100M, {state}, in C.UTF-8", impls, o + [path])
             for pinned in (True, False):
                 case = f"wc {o[0]} 100M, {state}, {'pinned' if pinned else 'not pinned'}"
-                by_state[case] = throughput_rounds(impls, state_rounds, o + [path], gib, pinned=pinned)
+                if bad:
+                    wrong[case] = bad
+                by_state[case] = throughput_rounds(impls, state_rounds, o + [path], gib, pinned=pinned, wrong=bad)
         share = resident([path])
         if share is not None and share < 1.0:
             print(f"note: {100 * (1 - share):.1f}% of the file {state} left the page cache during its cases")
     os.environ.pop("LC_ALL", None)
-    report(f"wc on 100 MB in two states of the page cache, C.UTF-8 ({state_rounds} rounds)", "GiB/s, median", by_state)
+    report(f"wc on 100 MB in two states of the page cache, C.UTF-8 ({state_rounds} rounds)", "GiB/s, median", by_state,
+           wrong=wrong)
 
 
 # The two states a script meets a file in: just written by a previous step in 4 KiB writes
@@ -604,7 +826,7 @@ def suite_scripts(args):
     # boundaries split a multibyte space (its bug: an extra word, see docs/COMPATIBILITY.md), GNU 9.1,
     # whose loop has no such bug for UTF-8 spaces, is taken as the reference.
     # Peers that print other counts are marked WRONG and are not the best peer of their row.
-    wrong = set()
+    wrong = {}
     for name, path in corpora.items():
         for o in opts:
             outs = {n: stdout_of(a + o + [path], env) for n, a in impls.items()}
@@ -613,7 +835,8 @@ def suite_scripts(args):
             good = {v for v in mine if v == ref or ref is None} or set(mine)
             for n, v in outs.items():
                 if not n.startswith("rapidutils") and n != "gnu-9.12" and v not in good and ref is not None:
-                    wrong.add((' '.join(o) or '(default)', name, n))
+                    wrong[(' '.join(o) or '(default)', name, n)] = difference("rapidutils", (mine[0], 0, ""),
+                                                                             (v, 0, ""))
             if ref is not None and any(v != ref for v in mine):
                 if o == ["-w"] or o == []:
                     alt = outs.get("gnu-9.1")
@@ -659,6 +882,9 @@ def suite_scripts(args):
                                for n in names)
             ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
             print(f"| {name} | {cells} | {ratio} | {' | '.join(own)} |")
+        for (w_opt, w_name, n), d in wrong.items():
+            if w_opt == opt:
+                print(f"- {w_name}: {n}'s output differs: {d}")
         sys.stdout.flush()
 
 
@@ -737,7 +963,7 @@ def suite_startup(args):
     runs = 50 if args.quick else 300
     saved = {k: os.environ.get(k) for k in ("LANG", "LC_ALL", "LANGUAGE")}
     for case, (tool, shell, make, lang) in cases.items():
-        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12", "uutils")
+        wanted = ("rapidutils", "rapidutils-baseline", "gnu-9.1", "gnu-9.12", "uutils", "fcoreutils")
         impls = {k: v for k, v in implementations(tool).items() if k in wanted}
         names = list(impls) + ["rapidutils (multi-call)"]
         argvs = list(impls.values()) + [[multi, tool]]

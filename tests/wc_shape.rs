@@ -188,6 +188,58 @@ fn large_files_are_counted_from_mappings() {
     assert!(mine.ends_with("\n0\n"), "{mine}");
 }
 
+/// A file of 64 MiB or more, counted on two threads (wc opened it, two CPUs): the second,
+/// taking chunks from the end, maps them where the first maps the file (forced here), and reads
+/// them where the first reads: the same counts either way as through a pipe (on one thread),
+/// and as GNU's where GNU's own read boundaries do not matter (not words: see
+/// `large_files_are_counted_from_mappings`).
+#[test]
+fn both_threads_map_a_large_file_where_the_first_maps() {
+    let test = "wc_shape::both_threads_map_a_large_file_where_the_first_maps";
+    if !ZERO_COPY {
+        skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
+        return;
+    }
+    if arch() != std::env::consts::ARCH {
+        skipped(test, "the whole test", "under qemu strace sees the emulator's system calls, not the program's");
+        return;
+    }
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        skipped(test, "the whole test", "this process may use one CPU only: wc counts on one thread");
+        return;
+    }
+    let dir = TempDir::new("wc-two-threads");
+    let data = mixed_text(70 << 20, 31);
+    dir.file("big", &data);
+    for (way, opts) in [("map", "-l"), ("map", "-lwmL"), ("read", "-l")] {
+        let (out, log) = trace(
+            &format!(
+                "RAPIDUTILS_INPUT={way} LC_ALL=C.UTF-8 strace -qq -f -o \"$LOG\" -e trace=mmap,clone,clone3 \"$WC\" {opts} big"
+            ),
+            &dir,
+        );
+        let (_, piped) = trace(&format!("cat big | LC_ALL=C.UTF-8 \"$WC\" {opts} > \"$LOG\""), &dir);
+        let numbers = |s: &str| s.split_whitespace().filter(|w| *w != "big").map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(numbers(&out), numbers(&piped), "wc {opts} ({way}) against a pipe");
+        if !opts.contains('w') {
+            let mut gnu = Command::new(oracle("wc"));
+            gnu.arg(opts).arg("big").env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
+            assert_eq!(out, run_with_stdout(gnu, Stdio::piped()).stdout_text(), "wc {opts} ({way}) against GNU");
+        }
+        // The processes (threads) that mapped the file.
+        let mut mappers: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("PROT_READ, MAP_PRIVATE, 3, 0x"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        mappers.sort_unstable();
+        mappers.dedup();
+        let threads = log.lines().filter(|l| l.contains("clone")).count();
+        assert!(threads >= 1, "wc {opts}: no second thread\n{log}");
+        assert_eq!(mappers.len(), if way == "map" { 2 } else { 0 }, "wc {opts} ({way}): threads that mapped\n{log}");
+    }
+}
+
 /// The choice between mapping and reading goes on from one file to the next: each way's first
 /// round, which is not timed, is made once in a run, not once a file (measured anew, a file of
 /// 8 MiB gave its first 5 MiB to rounds that measure, 3 of them mapped). That first mapped round

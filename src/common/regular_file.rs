@@ -38,6 +38,7 @@
 use super::choose::Chooser;
 use crate::platform::{self, Fd, FileInfo};
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A window is mapped only when at least this much of the file is left.
 pub const MAP_MIN: u64 = 2 << 20;
@@ -190,6 +191,9 @@ pub fn feed<C: Consumer>(
         if let (None, Some(start), Some(end)) = (only, start, platform::thread_cpu_time()) {
             chooser.record(way, fed, end.saturating_sub(start));
         }
+        if let Some(share) = share {
+            share.front_maps.store(only.map_or(chooser.favours(Way::Map), |way| way == Way::Map), Ordering::Relaxed);
+        }
         pos = pos.map(|at| at + fed);
     }
     if let Some(at) = pos.filter(|_| behind) {
@@ -249,17 +253,20 @@ pub struct Share {
     /// The end of what the front has claimed, and the start of what the end has (u64::MAX
     /// while it has nothing: the front goes on to the file's end, wherever that is then).
     bounds: std::sync::Mutex<(u64, u64)>,
+    /// Whether the front maps the file, having found that cheaper here (or been told to): the
+    /// end then maps its chunks too, where it reads them otherwise.
+    front_maps: AtomicBool,
 }
 
 impl Share {
     /// A file whose front begins at `front` (its offset).
     pub fn new(front: u64) -> Share {
-        Share { bounds: std::sync::Mutex::new((front, u64::MAX)) }
+        Share { bounds: std::sync::Mutex::new((front, u64::MAX)), front_maps: AtomicBool::new(false) }
     }
 
     /// A file read from its front alone, up to `end` and no further, whatever it grows to.
     pub fn ending_at(end: u64) -> Share {
-        Share { bounds: std::sync::Mutex::new((0, end)) }
+        Share { bounds: std::sync::Mutex::new((0, end)), front_maps: AtomicBool::new(false) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, u64)> {
@@ -273,6 +280,11 @@ impl Share {
         let end = to.min(bounds.1).max(from);
         bounds.0 = end;
         end
+    }
+
+    /// Whether the front maps the file (see [`feed`]): the end's chunks are cheaper mapped too.
+    pub fn front_maps(&self) -> bool {
+        self.front_maps.load(Ordering::Relaxed)
     }
 
     /// Where the end's chunks begin now (u64::MAX: none yet).

@@ -6,7 +6,7 @@
 //! (installed with the first mapping, and only if SIGBUS is at its default action and not
 //! blocked: otherwise nothing is mapped) replaces the mapping from the faulting page on with
 //! zero-filled anonymous pages and records where that happened: the access then completes, and
-//! the caller asks `cut()` and reads the rest the ordinary way. A SIGBUS that is not about the
+//! the caller asks `cut()` and reads the rest the ordinary way. A SIGBUS that is not about a
 //! live mapping gets the default action, as without the handler.
 
 use super::Fd;
@@ -23,11 +23,18 @@ mod imp {
     use std::sync::Once;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, compiler_fence};
 
-    /// The live mapping's first address (0: none) and length, and the offset into it of the
-    /// first page replaced after a SIGBUS (usize::MAX: none).
-    static START: AtomicUsize = AtomicUsize::new(0);
-    static LEN: AtomicUsize = AtomicUsize::new(0);
-    static CUT: AtomicUsize = AtomicUsize::new(usize::MAX);
+    /// The live mappings (as many as [`SLOTS`]: one per counting thread): each one's first
+    /// address (0: free), length, and the offset into it of the first page replaced after a
+    /// SIGBUS (usize::MAX: none).
+    struct Slot {
+        start: AtomicUsize,
+        len: AtomicUsize,
+        cut: AtomicUsize,
+    }
+    const SLOTS: usize = 2;
+    #[allow(clippy::declare_interior_mutable_const, reason = "each array element is its own")]
+    const FREE: Slot = Slot { start: AtomicUsize::new(0), len: AtomicUsize::new(0), cut: AtomicUsize::new(usize::MAX) };
+    static LIVE: [Slot; SLOTS] = [FREE; SLOTS];
     static PAGE: AtomicUsize = AtomicUsize::new(0);
     static HANDLER: Once = Once::new();
     /// Whether the handler is in place (see `install_handler`).
@@ -36,11 +43,15 @@ mod imp {
     extern "C" fn on_sigbus(_: c_int, info: *mut libc::siginfo_t, _: *mut c_void) {
         // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
         let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
-        let (start, len, page) =
-            (START.load(Ordering::SeqCst), LEN.load(Ordering::SeqCst), PAGE.load(Ordering::SeqCst));
+        let page = PAGE.load(Ordering::SeqCst);
         // A read past the end of a mapped file is a BUS_ADRERR (BUS_OBJERR: an I/O error behind
         // the page); anything else (a signal sent by kill, a machine-check report) is not ours.
-        if (code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) && start != 0 && addr >= start && addr < start + len {
+        let slot = LIVE.iter().find(|slot| {
+            let (start, len) = (slot.start.load(Ordering::SeqCst), slot.len.load(Ordering::SeqCst));
+            start != 0 && addr >= start && addr < start + len
+        });
+        if let Some(slot) = slot.filter(|_| code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) {
+            let (start, len) = (slot.start.load(Ordering::SeqCst), slot.len.load(Ordering::SeqCst));
             let from = addr & !(page - 1);
             // SAFETY: [from, start + len) lies inside the live mapping, which only this module
             // owns; replacing it with anonymous zero pages (same protection) leaves every
@@ -56,7 +67,7 @@ mod imp {
                 )
             };
             if ret != libc::MAP_FAILED {
-                CUT.fetch_min(from - start, Ordering::SeqCst);
+                slot.cut.fetch_min(from - start, Ordering::SeqCst);
                 return;
             }
         }
@@ -118,6 +129,7 @@ mod imp {
     }
 
     pub struct Mapping {
+        slot: &'static Slot,
         addr: usize,
         map_len: usize,
         skip: usize,
@@ -144,20 +156,24 @@ mod imp {
                 return Err(io::Error::last_os_error());
             }
             let addr = ptr as usize;
-            if START.compare_exchange(0, addr, Ordering::SeqCst, Ordering::SeqCst).is_err() {
-                // Another mapping is live: the handler watches one at a time.
+            // A free slot, taken with its length not yet set (0): the handler matches no address.
+            let Some(slot) = LIVE
+                .iter()
+                .find(|slot| slot.start.compare_exchange(0, addr, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+            else {
+                // As many mappings are live as the handler watches.
                 // SAFETY: unmapping what was just mapped and is referenced nowhere.
                 unsafe { libc::munmap(ptr, map_len) };
                 return Err(io::Error::from_raw_os_error(libc::EBUSY));
-            }
-            LEN.store(map_len, Ordering::SeqCst);
-            CUT.store(usize::MAX, Ordering::SeqCst);
+            };
+            slot.cut.store(usize::MAX, Ordering::SeqCst);
+            slot.len.store(map_len, Ordering::SeqCst);
             // SAFETY: advice only, on our own mapping. (MADV_POPULATE_READ, every page mapped
             // at once, cost more than the faults it saves: `wc -l` of 100 MB on one CPU, Intel
             // Xeon Sapphire Rapids, interleaved rounds: read back from disk 12.2 against 11.9
             // ms, written in 4 KiB writes 23.3 against 22.1.)
             unsafe { libc::madvise(ptr, map_len, libc::MADV_SEQUENTIAL) };
-            Ok(Mapping { addr, map_len, skip, len })
+            Ok(Mapping { slot, addr, map_len, skip, len })
         }
 
         pub fn bytes(&self) -> &[u8] {
@@ -185,7 +201,7 @@ mod imp {
             // The reads of the mapping before this call (the caller's formatting, `touch`) are
             // not moved after the load below by the compiler.
             compiler_fence(Ordering::SeqCst);
-            match CUT.load(Ordering::SeqCst) {
+            match self.slot.cut.load(Ordering::SeqCst) {
                 usize::MAX => None,
                 cut => Some(cut.saturating_sub(self.skip)),
             }
@@ -194,7 +210,8 @@ mod imp {
 
     impl Drop for Mapping {
         fn drop(&mut self) {
-            START.store(0, Ordering::SeqCst);
+            self.slot.len.store(0, Ordering::SeqCst);
+            self.slot.start.store(0, Ordering::SeqCst);
             // SAFETY: our own mapping (or its zero-page replacement), not referenced past drop.
             unsafe { libc::munmap(self.addr as *mut c_void, self.map_len) };
         }
@@ -237,7 +254,7 @@ pub fn maps_files_on(fd: Fd) -> bool {
 }
 
 /// A read-only view of `len` bytes of a regular file from `offset`, straight from the page
-/// cache. One at a time per process (a second `new` fails with EBUSY).
+/// cache. Two at a time per process (one per counting thread; a third `new` fails with EBUSY).
 pub struct Mapping(imp::Mapping);
 
 impl Mapping {

@@ -77,7 +77,8 @@ impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F>
 /// A file's end counted on a second thread while the first counts from the front
 /// (`regular_file::Share`): chunks of [`CHUNK`] from the end (`size`, what `fstat` said)
 /// backwards, each starting after a line end (no word, line or character spans one, so the
-/// counts add up; the longest line is the larger), read with `pread` into `buf`. The first
+/// counts add up; the longest line is the larger), read with `pread` into `buf`, or mapped
+/// where the front maps the file (the cheaper way here, the front's chooser found). The first
 /// chunk reads on past `size` (a file that grew). With a `fresh` counter, a copy of it counts
 /// each chunk; else lines and bytes. Stops at the first read error, returned with what was
 /// counted.
@@ -91,14 +92,21 @@ pub(super) fn count_end(
     let mut total = Counts::default();
     loop {
         let back = share.back().min(size);
-        let Some(start) = back.checked_sub(CHUNK).and_then(|at| line_start_after(fd, at, back, buf)) else {
+        // From the first line start after a 2 MiB boundary, so that a mapped chunk starts
+        // close to one (see `count_mapped`).
+        let from = back.checked_sub(CHUNK).map(|at| at / HUGE_PAGE * HUGE_PAGE);
+        let Some(start) = from.and_then(|at| line_start_after(fd, at, back, buf)) else {
             return (total, None);
         };
         let Some(end) = share.claim_back(start) else {
             return (total, None);
         };
         let to = (end != u64::MAX).then_some(end);
-        let (counts, error) = count_range(fresh, fd, start, to, buf);
+        let mapped = to.filter(|_| share.front_maps()).and_then(|to| count_mapped(fresh, fd, start, to));
+        let (counts, error) = match mapped {
+            Some(counts) => (counts, None),
+            None => count_range(fresh, fd, start, to, buf),
+        };
         total = sum(&total, &counts);
         if error.is_some() {
             return (total, error);
@@ -108,6 +116,10 @@ pub(super) fn count_end(
 
 /// The second thread's chunks.
 const CHUNK: u64 = 4 << 20;
+/// The page cache holds a file read back from disk in folios of up to 2 MiB, aligned in the
+/// file; a mapping whose addresses are aligned with the file's offsets maps each with one
+/// page-table entry (one fault), where an unaligned one takes a fault every 64 KiB of it.
+const HUGE_PAGE: u64 = 2 << 20;
 
 /// The counts of two pieces of an input cut after a line end.
 pub(super) fn sum(a: &Counts, b: &Counts) -> Counts {
@@ -132,6 +144,34 @@ fn line_start_after(fd: Fd, from: u64, to: u64, buf: &mut [u8]) -> Option<u64> {
         at += n as u64;
     }
     None
+}
+
+/// Counts `fd` from offset `from` up to `to` mapped, as `count_range` would: None where it
+/// cannot be mapped, or when the file turned out to end before `to` (its bytes from there were
+/// zeros, not the file's: `count_range` then counts what it holds).
+///
+/// The mapping runs from the 2 MiB boundary at or below `from` to the one at or above `to`
+/// (the bytes around the chunk are mapped, not counted, nor touched): the kernel puts a mapping
+/// of 2 MiB or more at an address aligned alike, and then maps each folio of 2 MiB at once
+/// ([`HUGE_PAGE`]).
+fn count_mapped(fresh: Option<&Counter>, fd: Fd, from: u64, to: u64) -> Option<Counts> {
+    let aligned = from / HUGE_PAGE * HUGE_PAGE;
+    let end = to.div_ceil(HUGE_PAGE) * HUGE_PAGE;
+    let map = platform::Mapping::new(fd, aligned, usize::try_from(end - aligned).ok()?).ok()?;
+    let bytes = &map.bytes()[(from - aligned) as usize..(to - aligned) as usize];
+    let counts = match fresh {
+        Some(fresh) => {
+            let mut counter = fresh.clone();
+            counter.feed(bytes);
+            counter.finish()
+        }
+        None => {
+            let mut counts = Counts::default();
+            count::add_lines_and_bytes(&mut counts, bytes);
+            counts
+        }
+    };
+    map.cut().is_none().then_some(counts)
 }
 
 /// Counts `fd` from offset `from` up to `to` (or its end) with `pread` into `buf`: with a

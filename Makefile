@@ -310,13 +310,22 @@ check-reproducible: packaging-deps
 	@command -v diffoscope >/dev/null || \
 	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends diffoscope-minimal; }
 	bash packaging/check.sh reproducible
-# rapidutils-coreutils in a fresh Debian chroot: install, real package work, upgrade, purge
-# (packaging/chroot-test.sh), with the .debs in target/package (built first when missing).
+# rapidutils-coreutils in a fresh Debian chroot of each release in SUITES: every maintainer-script
+# path, failures and crashes, real package work, upgrades, purge (packaging/chroot-test.sh), with
+# the .debs in target/package, built first when missing or older than what they are built from.
+# Every release runs, whatever the others gave; then a table of cases by release.
+SUITES ?= bookworm trixie sid
+DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version 2>/dev/null)
 check-system-package: packaging-deps
 	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
 	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends mmdebstrap inotify-tools; }
-	@ls target/package/rapidutils-coreutils_*.deb >/dev/null 2>&1 || bash packaging/check.sh deb
-	bash packaging/chroot-test.sh
+	@deb=target/package/rapidutils-coreutils_$(DEB_VERSION)_$$(dpkg --print-architecture).deb; \
+	  if [ ! -e $$deb ] || [ -n "$$(git ls-files -z | xargs -0 find -newer $$deb -print 2>/dev/null | head -n1)" ]; then \
+	    bash packaging/check.sh deb; fi
+	@start=$$(date +%s); status=0; \
+	for s in $(SUITES); do bash packaging/chroot-test.sh $$s || status=1; done; \
+	echo; echo "== rapidutils-coreutils $(DEB_VERSION), case by release ($$(($$(date +%s) - start)) s)"; \
+	bash packaging/chroot-test.sh --table $(SUITES) || status=1; exit $$status
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (uutils from
 # `cargo install uu_yes --root /opt/uutils`).

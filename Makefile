@@ -52,13 +52,53 @@ TOOLS       := cat wc yes
 RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
 ORACLE_SH   := ci/gnu-oracle.sh
+# Installs Debian packages, apt's and dpkg's progress going to target/apt.log.
+APT_INSTALL := bash ci/apt-install.sh
 
-.PHONY: all build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all help build test test-deps test-gnu test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package
 
 all: build
+
+# One line per target (a target missing here is a bug: `make help` lists them all).
+define HELP
+all                    = build (the default)
+build                  cargo build --release --bins: target/release/{rapidutils,yes,cat,wc}
+install                build, then install (PREFIX, DESTDIR, LAYOUT, ...: see the README)
+uninstall              remove what `make install` with the same variables installed
+test                   install the test prerequisites, then the whole suite; ends with one count line
+test-deps              the test prerequisites (root): strace, valgrind, GNU time, mandoc, locales, GNU 9.12 oracle, ...
+test-gnu               GNU's own tests for cat, wc and yes against the release binaries
+test-aarch64           the unit tests for aarch64 under qemu
+aarch64-deps           qemu-user, the aarch64 cross gcc and Rust target
+test-aarch64-suite     the integration and differential suites for aarch64 under qemu
+test-s390x             the unit tests on big-endian s390x under qemu
+s390x-deps             qemu-user, the s390x cross gcc and Rust target
+test-musl              unit tests and the integration suite on musl (static), portable paths
+cross-deps             cargo-zigbuild, zig and the Rust targets of check-cross
+check-cross            build and link for FreeBSD, macOS, aarch64 Linux and musl (nothing run)
+man                    regenerate man/*.1 (= generate)
+completions            regenerate completions/ (= generate)
+generate               regenerate the man pages and completions from the tools' definitions
+bench                  compare with GNU 9.1, GNU 9.12, uutils and busybox (benches/bench.py)
+clean                  cargo clean
+packaging-deps         the packaging tools (root): debhelper, lintian, rpm, rpmlint, makepkg, ...
+dist                   the source and vendored-crates tarballs in target/package
+package-deb            build and check the .debs (lintian, contents, shellcheck)
+package-rpm            build and check the RPM (rpmlint, contents)
+package-arch           build and check the Arch package (makepkg as an unprivileged user)
+check-freebsd-port     check the FreeBSD port's crate list, distinfo and pkg-plist
+check-homebrew         check the Homebrew formula against a stand-in of its DSL
+check-packaging        every packaging check above
+check-reproducible     the .debs built twice, and cargo build --release from two paths, must be identical
+check-system-package   rapidutils-coreutils in fresh Debian chroots of SUITES (bookworm trixie sid)
+help                   this list
+endef
+export HELP
+help:
+	@printf '%s\n' "$$HELP"
 
 build:
 	$(CARGO) build --release --bins
@@ -75,11 +115,11 @@ TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE
 test-deps:
 	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || [ -e $${p%%:*} ] || \
 	  missing="$$missing $${p#*:}"; done; \
-	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
 	@# The locales the differential tests run in, compiled with localedef from the sources in
 	@# the package 'locales' (the message catalogs come with coreutils and locales).
 	@test -e /usr/share/i18n/charmaps/GB18030.gz -a -e /usr/share/i18n/locales/ja_JP \
-	  || { apt-get update -qq && apt-get install -y -qq locales; }
+	  || { $(APT_INSTALL) locales; }
 	@have=$$(locale -a | tr A-Z a-z); for l in $(TEST_LOCALES); do src=$${l%%.*}; cs=$${l#*.}; \
 	  norm=$$(echo "$$src.$$cs" | tr -d - | tr A-Z a-z); \
 	  printf '%s\n' "$$have" | grep -qx "$$norm" || { echo "localedef $$l"; localedef -i $$src -f $$cs $$l || \
@@ -116,7 +156,7 @@ AARCH64 := aarch64-unknown-linux-gnu
 AARCH64_ENV := CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 aarch64-deps:
 	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null \
-	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	  || { $(APT_INSTALL) \
 	       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross; }
 	@rustup target list --installed | grep -qx $(AARCH64) || rustup target add $(AARCH64)
 
@@ -156,7 +196,7 @@ test-aarch64-suite: aarch64-deps $(QEMU_INSN)
 S390X := s390x-unknown-linux-gnu
 s390x-deps:
 	@command -v qemu-s390x >/dev/null && command -v s390x-linux-gnu-gcc >/dev/null \
-	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	  || { $(APT_INSTALL) \
 	       qemu-user gcc-s390x-linux-gnu libc6-dev-s390x-cross; }
 	@rustup target list --installed | grep -qx $(S390X) || rustup target add $(S390X)
 test-s390x: s390x-deps
@@ -188,7 +228,7 @@ test-musl:
 ZIG_TARGETS := x86_64-unknown-freebsd aarch64-apple-darwin x86_64-apple-darwin
 ZIG_PIP     := ziglang==0.17.1 cargo-zigbuild==0.24.1
 cross-deps: aarch64-deps
-	@command -v file >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends file; }
+	@command -v file >/dev/null || { $(APT_INSTALL) file; }
 	@command -v cargo-zigbuild >/dev/null && python3 -m ziglang version >/dev/null 2>&1 || \
 	  python3 -m pip install -q $(ZIG_PIP) 2>/dev/null || python3 -m pip install -q --break-system-packages $(ZIG_PIP)
 	@for t in $(ZIG_TARGETS) $(MUSL); do rustup target list --installed | grep -qx $$t || rustup target add $$t; done
@@ -292,7 +332,7 @@ PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint 
 packaging-deps:
 	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
 	  missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
 # The source tarball and the vendored crates tarball the packages build from.
 dist:
 	bash packaging/dist.sh
@@ -308,7 +348,7 @@ check-packaging: packaging-deps
 # diffoscope-minimal, shows where two .debs differ).
 check-reproducible: packaging-deps
 	@command -v diffoscope >/dev/null || \
-	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends diffoscope-minimal; }
+	  { $(APT_INSTALL) diffoscope-minimal; }
 	bash packaging/check.sh reproducible
 # rapidutils-coreutils in a fresh Debian chroot of each release in SUITES: every maintainer-script
 # path, failures and crashes, real package work, upgrades, purge (packaging/chroot-test.sh), with
@@ -318,7 +358,7 @@ SUITES ?= bookworm trixie sid
 DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version 2>/dev/null)
 check-system-package: packaging-deps
 	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
-	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends mmdebstrap inotify-tools; }
+	  { $(APT_INSTALL) mmdebstrap inotify-tools; }
 	@deb=target/package/rapidutils-coreutils_$(DEB_VERSION)_$$(dpkg --print-architecture).deb; \
 	  if [ ! -e $$deb ] || [ -n "$$(git ls-files -z | xargs -0 find -newer $$deb -print 2>/dev/null | head -n1)" ]; then \
 	    bash packaging/check.sh deb; fi

@@ -130,16 +130,12 @@ test-deps:
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
 # once with the zero-copy paths and once with the portable fallbacks only; then the unit tests
 # (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
-# Tests name what they could not run here (a kernel this CPU lacks) in $(SKIPS), listed at the end.
+# ci/test-all.sh runs them in turn (each whatever the others gave; logs in target/test-logs), then
+# lists what could not run here, each with its reason (a kernel this CPU lacks, ...: tests write
+# them to $(SKIPS)), and ends with one line: N passed, N failed, N skipped.
 SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
-	rm -f $(SKIPS)
-	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release
-	$(MAKE) test-gnu
-	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release --features portable
-	$(MAKE) test-aarch64
-	@if [ -s $(SKIPS) ]; then echo "Not run on this machine (the rest of those tests ran):"; sort -u $(SKIPS); \
-	else echo "Every kernel this build has was tested on this CPU."; fi
+	@CARGO="$(CARGO)" MAKE="$(MAKE)" bash ci/test-all.sh
 
 # GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
 # run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:

@@ -349,19 +349,21 @@ check-reproducible: packaging-deps
 # rapidutils-coreutils in a fresh Debian chroot of each release in SUITES: every maintainer-script
 # path, failures and crashes, real package work, upgrades, purge (packaging/chroot-test.sh), with
 # the .debs in target/package, built first when missing or older than what they are built from.
-# Every release runs, whatever the others gave; then a table of cases by release.
+# Every release runs, whatever the others gave, CHROOT_JOBS at a time; then a table of cases by
+# release.
 SUITES ?= bookworm trixie sid
+# How many releases are tested at once (each is mostly waiting for dpkg and the network).
+CHROOT_JOBS ?= 3
 DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version 2>/dev/null)
+# What the .debs are built from.
+DEB_SOURCES := Cargo.toml Cargo.lock build.rs Makefile src packaging/debian man completions
 check-system-package: packaging-deps
 	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
 	  { $(APT_INSTALL) mmdebstrap inotify-tools; }
 	@deb=target/package/rapidutils-coreutils_$(DEB_VERSION)_$$(dpkg --print-architecture).deb; \
-	  if [ ! -e $$deb ] || [ -n "$$(git ls-files -z | xargs -0 find -newer $$deb -print 2>/dev/null | head -n1)" ]; then \
+	  if [ ! -e $$deb ] || [ -n "$$(find $(DEB_SOURCES) -newer $$deb -print -quit)" ]; then \
 	    bash packaging/check.sh deb; fi
-	@start=$$(date +%s); status=0; \
-	for s in $(SUITES); do bash packaging/chroot-test.sh $$s || status=1; done; \
-	echo; echo "== rapidutils-coreutils $(DEB_VERSION), case by release ($$(($$(date +%s) - start)) s)"; \
-	bash packaging/chroot-test.sh --table $(SUITES) || status=1; exit $$status
+	bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(SUITES)
 
 # Whole-command comparison with GNU 9.1, GNU 9.12, uutils and busybox (uutils from
 # `cargo install uu_yes --root /opt/uutils`).

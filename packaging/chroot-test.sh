@@ -35,6 +35,7 @@ out=$repo/target/package
 # Every case, in the order they run: a name for the table and what it checks.
 cases=(
   "foreign:another package's diversion (rename) and a local one: refused, nothing changed"
+  "unexpected:GNU's wc changed, GNU's yes missing: refused, nothing changed"
   "full-disk:a full disk in preinst: abort-install undoes it"
   "kill-preinst:dpkg killed in preinst install, then apt installs"
   "install:installed: GNU's tools kept under their own names, 7 diversions"
@@ -54,6 +55,29 @@ cases=(
   "purge:purge: GNU's files byte for byte, no diversion, nothing left"
   "probes:no run of cat, wc or yes failed; none was ever missing"
 )
+
+# --suites JOBS SUITE...: each SUITE in a run of its own, JOBS at a time, its output in
+# target/package/chroot-test-SUITE.out and shown when it ends; then the table. Fails when a
+# case failed on any release.
+if [ "${1-}" = --suites ]; then
+  jobs=$2
+  shift 2
+  start=$SECONDS
+  declare -A pid
+  for s in "$@"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    echo "== $s: started ($((SECONDS - start)) s; output in $out/chroot-test-$s.out)"
+    bash "$0" "$s" > "$out/chroot-test-$s.out" 2>&1 &
+    pid[$s]=$!
+  done
+  for s in "$@"; do
+    wait "${pid[$s]}" || true
+    cat "$out/chroot-test-$s.out"
+  done
+  echo
+  echo "== rapidutils-coreutils by release: $* ($((SECONDS - start)) s, $jobs at a time)"
+  exec bash "$0" --table "$@"
+fi
 
 if [ "${1-}" = --table ]; then
   shift
@@ -401,6 +425,23 @@ apt_fails install "$coredeb"
 check "the refusal names the local diversion" \
   said_has "rapidutils-coreutils: /usr/share/man/man1/yes.1.gz is already diverted by a local diversion"
 show dpkg-divert --local --no-rename --remove /usr/share/man/man1/yes.1.gz
+clean
+
+begin unexpected
+# A binary that is not the one coreutils installed would be kept as GNU's: refused.
+cp -p "$root/usr/bin/wc" "$work/wc"
+printf '\n' >> "$root/usr/bin/wc"
+apt_fails install "$coredeb"
+check "the refusal says wc is not coreutils' file" \
+  said_has "rapidutils-coreutils: /usr/bin/wc is not the wc that coreutils installed (its checksum differs)"
+check "rapidutils-coreutils is not installed" not_installed rapidutils-coreutils
+check "nothing in /usr/lib/rapidutils/gnu" test ! -e "$root/usr/lib/rapidutils/gnu"
+mv "$work/wc" "$root/usr/bin/wc"
+mv "$root/usr/bin/yes" "$work/yes"
+apt_fails install "$coredeb"
+check "the refusal says GNU's yes is missing" said_has "rapidutils-coreutils: GNU's yes is neither at /usr/bin/yes nor in"
+check "rapidutils-coreutils is not installed" not_installed rapidutils-coreutils
+mv "$work/yes" "$root/usr/bin/yes"
 clean
 
 say "probes: a loop runs /usr/bin/cat, wc and yes; inotify watches /usr/bin"

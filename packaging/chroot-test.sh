@@ -3,8 +3,9 @@
 # default the host's): a fresh chroot (mmdebstrap, Debian's archive), where apt installs the
 # .debs that `make package-deb` left in target/package, and every maintainer-script path runs:
 #
-#   refusals  another package's diversion of /usr/bin/cat, a local one of a page, a full disk:
-#             nothing changed or all undone (abort-install), dpkg --audit empty, apt usable
+#   refusals  another package's diversion of /usr/bin/cat, a local one of a page, a changed or
+#             missing GNU binary, a full disk: nothing changed or all undone (abort-install),
+#             dpkg --audit empty, apt usable
 #   crashes   dpkg killed (SIGKILL) half way through preinst install, prerm remove, postinst
 #             configure and postrm remove: dpkg --audit says what to do, and what it says
 #             (dpkg --configure -a, apt-get install or remove again) recovers

@@ -52,13 +52,56 @@ TOOLS       := cat wc yes
 RELEASE     := $(or $(BINARIES),target/release)
 # The GNU 9.12 reference, installed into /opt/gnu-oracle by the repository's installer.
 ORACLE_SH   := ci/gnu-oracle.sh
+# Installs Debian packages, apt's and dpkg's progress going to target/apt.log.
+APT_INSTALL := bash ci/apt-install.sh
 
-.PHONY: all build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all help build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package
 
 all: build
+
+# One line per target (a target missing here is a bug: `make help` lists them all).
+define HELP
+all                    = build (the default)
+build                  cargo build --release --bins: target/release/{rapidutils,yes,cat,wc}
+install                build, then install (PREFIX, DESTDIR, LAYOUT, ...: see the README)
+uninstall              remove what `make install` with the same variables installed
+test                   install the test prerequisites, then the whole suite; ends with one count line
+test-deps              the test prerequisites (root): strace, valgrind, GNU time, mandoc, locales, GNU 9.12 oracle, ...
+test-gnu               GNU's own tests for cat, wc and yes against the release binaries
+test-cpu-models        the x86-64 kernels under qemu-x86_64 as CPUs lacking one feature each
+test-aarch64           the unit tests for aarch64 under qemu
+aarch64-deps           qemu-user, the aarch64 cross gcc and Rust target
+test-aarch64-suite     the integration and differential suites for aarch64 under qemu
+test-s390x             the unit tests on big-endian s390x under qemu
+s390x-deps             qemu-user, the s390x cross gcc and Rust target
+test-musl              unit tests and the integration suite on musl (static), portable paths
+cross-deps             cargo-zigbuild, zig and the Rust targets of check-cross
+check-cross            build and link for FreeBSD, macOS, aarch64 Linux and musl (nothing run)
+man                    regenerate man/*.1 (= generate)
+completions            regenerate completions/ (= generate)
+generate               regenerate the man pages and completions from the tools' definitions
+bench                  compare with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (benches/bench.py)
+bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils)
+mca                    cycles per 64 bytes of the hot loops on llvm-mca's znver3 and skylake models
+clean                  cargo clean
+packaging-deps         the packaging tools (root): debhelper, lintian, rpm, rpmlint, makepkg, ...
+dist                   the source and vendored-crates tarballs in target/package
+package-deb            build and check the .debs (lintian, contents, shellcheck)
+package-rpm            build and check the RPM (rpmlint, contents)
+package-arch           build and check the Arch package (makepkg as an unprivileged user)
+check-freebsd-port     check the FreeBSD port's crate list, distinfo and pkg-plist
+check-homebrew         check the Homebrew formula against a stand-in of its DSL
+check-packaging        every packaging check above
+check-reproducible     the .debs built twice, and cargo build --release from two paths, must be identical
+check-system-package   rapidutils-coreutils in fresh Debian chroots of SUITES (bookworm trixie sid)
+help                   this list
+endef
+export HELP
+help:
+	@printf '%s\n' "$$HELP"
 
 build:
 	$(CARGO) build --release --bins
@@ -75,11 +118,11 @@ TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE
 test-deps:
 	@missing=; for p in $(TEST_PROGRAMS); do command -v $${p%%:*} >/dev/null || [ -e $${p%%:*} ] || \
 	  missing="$$missing $${p#*:}"; done; \
-	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
 	@# The locales the differential tests run in, compiled with localedef from the sources in
 	@# the package 'locales' (the message catalogs come with coreutils and locales).
 	@test -e /usr/share/i18n/charmaps/GB18030.gz -a -e /usr/share/i18n/locales/ja_JP \
-	  || { apt-get update -qq && apt-get install -y -qq locales; }
+	  || { $(APT_INSTALL) locales; }
 	@have=$$(locale -a | tr A-Z a-z); for l in $(TEST_LOCALES); do src=$${l%%.*}; cs=$${l#*.}; \
 	  norm=$$(echo "$$src.$$cs" | tr -d - | tr A-Z a-z); \
 	  printf '%s\n' "$$have" | grep -qx "$$norm" || { echo "localedef $$l"; localedef -i $$src -f $$cs $$l || \
@@ -90,17 +133,12 @@ test-deps:
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
 # once with the zero-copy paths and once with the portable fallbacks only; then the unit tests
 # (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
-# Tests name what they could not run here (a kernel this CPU lacks) in $(SKIPS), listed at the end.
+# ci/test-all.sh runs them in turn (each whatever the others gave; logs in target/test-logs), then
+# lists what could not run here, each with its reason (a kernel this CPU lacks, ...: tests write
+# them to $(SKIPS)), and ends with one line: N passed, N failed, N skipped.
 SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
-	rm -f $(SKIPS)
-	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release
-	$(MAKE) test-gnu
-	RAPIDUTILS_TEST_SKIPS=$(SKIPS) $(CARGO) test --release --features portable
-	$(MAKE) test-cpu-models
-	$(MAKE) test-aarch64
-	@if [ -s $(SKIPS) ]; then echo "Not run on this machine (the rest of those tests ran):"; sort -u $(SKIPS); \
-	else echo "Every kernel this build has was tested on this CPU."; fi
+	@CARGO="$(CARGO)" MAKE="$(MAKE)" bash ci/test-all.sh
 
 # GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
 # run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:
@@ -126,7 +164,7 @@ AARCH64 := aarch64-unknown-linux-gnu
 AARCH64_ENV := CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 aarch64-deps:
 	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null \
-	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	  || { $(APT_INSTALL) \
 	       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross; }
 	@rustup target list --installed | grep -qx $(AARCH64) || rustup target add $(AARCH64)
 
@@ -166,7 +204,7 @@ test-aarch64-suite: aarch64-deps $(QEMU_INSN)
 S390X := s390x-unknown-linux-gnu
 s390x-deps:
 	@command -v qemu-s390x >/dev/null && command -v s390x-linux-gnu-gcc >/dev/null \
-	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	  || { $(APT_INSTALL) \
 	       qemu-user gcc-s390x-linux-gnu libc6-dev-s390x-cross; }
 	@rustup target list --installed | grep -qx $(S390X) || rustup target add $(S390X)
 test-s390x: s390x-deps
@@ -198,7 +236,7 @@ test-musl:
 ZIG_TARGETS := x86_64-unknown-freebsd aarch64-apple-darwin x86_64-apple-darwin
 ZIG_PIP     := ziglang==0.17.1 cargo-zigbuild==0.24.1
 cross-deps: aarch64-deps
-	@command -v file >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends file; }
+	@command -v file >/dev/null || { $(APT_INSTALL) file; }
 	@command -v cargo-zigbuild >/dev/null && python3 -m ziglang version >/dev/null 2>&1 || \
 	  python3 -m pip install -q $(ZIG_PIP) 2>/dev/null || python3 -m pip install -q --break-system-packages $(ZIG_PIP)
 	@for t in $(ZIG_TARGETS) $(MUSL); do rustup target list --installed | grep -qx $$t || rustup target add $$t; done
@@ -302,7 +340,7 @@ PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint 
 packaging-deps:
 	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
 	  missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
+	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
 # The source tarball and the vendored crates tarball the packages build from.
 dist:
 	bash packaging/dist.sh
@@ -318,15 +356,26 @@ check-packaging: packaging-deps
 # diffoscope-minimal, shows where two .debs differ).
 check-reproducible: packaging-deps
 	@command -v diffoscope >/dev/null || \
-	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends diffoscope-minimal; }
+	  { $(APT_INSTALL) diffoscope-minimal; }
 	bash packaging/check.sh reproducible
-# rapidutils-coreutils in a fresh Debian chroot: install, real package work, upgrade, purge
-# (packaging/chroot-test.sh), with the .debs in target/package (built first when missing).
+# rapidutils-coreutils in a fresh Debian chroot of each release in SUITES: every maintainer-script
+# path, failures and crashes, real package work, upgrades, purge (packaging/chroot-test.sh), with
+# the .debs in target/package, built first when missing or older than what they are built from.
+# Every release runs, whatever the others gave, CHROOT_JOBS at a time; then a table of cases by
+# release.
+SUITES ?= bookworm trixie sid
+# How many releases are tested at once (each is mostly waiting for dpkg and the network).
+CHROOT_JOBS ?= 3
+DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version 2>/dev/null)
+# What the .debs are built from.
+DEB_SOURCES := Cargo.toml Cargo.lock build.rs Makefile src packaging/debian man completions
 check-system-package: packaging-deps
 	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
-	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends mmdebstrap inotify-tools; }
-	@ls target/package/rapidutils-coreutils_*.deb >/dev/null 2>&1 || bash packaging/check.sh deb
-	bash packaging/chroot-test.sh
+	  { $(APT_INSTALL) mmdebstrap inotify-tools; }
+	@deb=target/package/rapidutils-coreutils_$(DEB_VERSION)_$$(dpkg --print-architecture).deb; \
+	  if [ ! -e $$deb ] || [ -n "$$(find $(DEB_SOURCES) -newer $$deb -print -quit)" ]; then \
+	    bash packaging/check.sh deb; fi
+	bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(SUITES)
 
 # The benchmark's peers besides GNU, at pinned versions: uutils' per-tool crates uu_yes, uu_cat
 # and uu_wc (binaries yes, cat, wc) into /opt/uutils, and fcoreutils (107 binaries named

@@ -19,4 +19,4 @@ mkdir -p "$out/vendor-tree"
 cargo vendor --quiet --locked --versioned-dirs "$out/vendor-tree/vendor" > /dev/null
 (cd "$out/vendor-tree" && tar "${tarflags[@]}" -cf - vendor) | xz -T1 -6 > "$out/rapidutils-$version-vendor.tar.xz"
 rm -rf "$out/vendor-tree"
-ls -l "$out/rapidutils-$version.tar.gz" "$out/rapidutils-$version-vendor.tar.xz"
+ls -l "$PWD/$out/rapidutils-$version.tar.gz" "$PWD/$out/rapidutils-$version-vendor.tar.xz"

@@ -4,7 +4,7 @@
 #[path = "../src/testing/shared.rs"]
 mod shared;
 
-pub use shared::{skipped, xorshift};
+pub use shared::{kernel_not_run, skipped, tunables_turn_off, xorshift};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -331,16 +331,11 @@ pub fn big_data() -> &'static (PathBuf, Vec<u8>) {
 
 /// The names `RAPIDUTILS_SIMD` takes whose kernels our binaries really run here (asked of
 /// `wc --debug`, which names the kernel a setting led to); the rest, which would silently run
-/// another kernel, are reported as skipped by `test` (see [`skipped`]). Kernels of another
-/// architecture are not this build's and are left out without a word.
+/// another kernel, are reported as skipped by `test` (see [`skipped`]), with the reason.
+/// Kernels of another architecture are not this build's and are left out without a word.
 pub fn kernels(test: &str) -> Vec<&'static str> {
-    let arch_kernels: &[&'static str] = if cfg!(feature = "portable") {
-        &["portable"]
-    } else if arch() == "aarch64" {
-        &["portable", "neon"]
-    } else {
-        &["portable", "sse2", "avx2", "avx512"]
-    };
+    let arch_kernels: &[&'static str] =
+        if arch() == "aarch64" { &["portable", "neon"] } else { &["portable", "sse2", "avx2", "avx512"] };
     let mut run = Vec::new();
     for &kernel in arch_kernels {
         let out = Command::new(ours("wc"))
@@ -351,15 +346,37 @@ pub fn kernels(test: &str) -> Vec<&'static str> {
         if String::from_utf8_lossy(&out.stderr).contains(&format!("RAPIDUTILS_SIMD: using {kernel}\n")) {
             run.push(kernel);
         } else {
-            skipped(
-                test,
-                &format!("the {kernel} kernel"),
-                "this CPU lacks it, or the build or GLIBC_TUNABLES left it out",
-            );
+            skipped(test, &format!("the {kernel} kernel"), &not_run(kernel));
         }
     }
     assert!(run.contains(&"portable"), "the portable kernel always runs");
     run
+}
+
+/// Why our binaries do not run the kernel `kernel` here (see [`kernel_not_run`]); under qemu,
+/// only that they did not.
+pub fn not_run(kernel: &str) -> String {
+    if arch() != std::env::consts::ARCH {
+        return format!("the {} binaries under qemu did not run it", arch());
+    }
+    let cpu = rapidutils::platform::cpu::features();
+    let has = |f: &str| match f {
+        "sse2" => cpu.sse2,
+        "avx2" => cpu.avx2,
+        "bmi2" => cpu.bmi2,
+        "popcnt" => cpu.popcnt,
+        "avx512bw" => cpu.avx512bw,
+        // (With GLIBC_TUNABLES' -ASIMD the feature reads as absent: that is said below.)
+        "neon" => cpu.neon || tunables_turn_off("-ASIMD"),
+        _ => false,
+    };
+    let turned_off = match kernel {
+        "avx2" => cpu.avx2_disabled,
+        "avx512" => cpu.avx512_disabled,
+        "neon" => tunables_turn_off("-ASIMD"),
+        _ => false,
+    };
+    kernel_not_run(kernel, kernel == "portable" || !cfg!(feature = "portable"), has, turned_off)
 }
 
 /// `cmd` (its program, arguments, environment and directory) run under `strace -f`, tracing

@@ -388,7 +388,7 @@ fn every_simd_kernel_counts_the_same() {
                     skipped(
                         "wc_diff::every_simd_kernel_counts_the_same",
                         &format!("the {kernel} kernel"),
-                        "this CPU or build lacks it",
+                        &not_run(kernel),
                     );
                 }
             }

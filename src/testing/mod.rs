@@ -3,16 +3,53 @@
 mod shared;
 
 use crate::platform::simd::Kernel;
-pub use shared::{skipped, xorshift};
+pub use shared::{kernel_not_run, skipped, tunables_turn_off, xorshift};
 
-/// The kernels `test` can run on this CPU. The kernels this build has and the CPU lacks are
-/// reported as skipped (see [`skipped`]): with them forced, the code would silently run a
-/// slower kernel and the test would pass without testing them.
+/// The kernels `test` can run on this CPU. The other kernels of this architecture are reported
+/// as skipped (see [`skipped`]), with the reason: with them forced, the code would silently run
+/// a slower kernel and the test would pass without testing them.
 pub fn kernels(test: &str) -> Vec<Kernel> {
+    let this_arch = |k: &Kernel| match k {
+        Kernel::Portable => true,
+        Kernel::Neon => cfg!(target_arch = "aarch64"),
+        Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => cfg!(target_arch = "x86_64"),
+    };
     let (run, missing): (Vec<Kernel>, Vec<Kernel>) =
-        Kernel::ALL.into_iter().filter(|k| k.in_build()).partition(|k| k.is_available());
+        Kernel::ALL.into_iter().filter(this_arch).partition(|k| k.is_available());
     for kernel in missing {
-        skipped(test, &format!("the {} kernel", kernel.name()), "this CPU lacks it, or GLIBC_TUNABLES turns it off");
+        skipped(test, &format!("the {} kernel", kernel.name()), &not_run(kernel));
     }
     run
+}
+
+/// Why `kernel` does not run here (see [`kernel_not_run`]).
+pub fn not_run(kernel: Kernel) -> String {
+    let cpu = crate::platform::cpu::features();
+    let has = |f: &str| match f {
+        "sse2" => cpu.sse2,
+        "avx2" => cpu.avx2,
+        "bmi2" => cpu.bmi2,
+        "popcnt" => cpu.popcnt,
+        "avx512bw" => cpu.avx512bw,
+        // (With GLIBC_TUNABLES' -ASIMD the feature reads as absent: that is said below.)
+        "neon" => cpu.neon || tunables_turn_off("-ASIMD"),
+        _ => false,
+    };
+    let turned_off = match kernel {
+        Kernel::Avx2 => cpu.avx2_disabled,
+        Kernel::Avx512 => cpu.avx512_disabled,
+        Kernel::Neon => tunables_turn_off("-ASIMD"),
+        _ => false,
+    };
+    kernel_not_run(kernel.name(), kernel.in_build(), has, turned_off)
+}
+
+/// Why the AVX-512 VBMI/VBMI2 kernels do not run here: those of the AVX-512 kernel, or this CPU
+/// lacking VBMI or VBMI2.
+pub fn vbmi_not_run() -> String {
+    if Kernel::Avx512.is_available() {
+        "this CPU lacks AVX-512 VBMI or VBMI2".to_owned()
+    } else {
+        not_run(Kernel::Avx512)
+    }
 }

@@ -24,6 +24,46 @@ pub fn skipped(test: &str, what: &str, why: &str) {
     }
 }
 
+/// Why the SIMD kernel `kernel` (its `RAPIDUTILS_SIMD` name) does not run here, for the skip
+/// report: it is not part of this build, or this CPU lacks an instruction set it needs (`has`
+/// tells whether the CPU has one, by the names of [`kernel_needs`]), or `GLIBC_TUNABLES` turned
+/// it off (`turned_off`).
+pub fn kernel_not_run(kernel: &str, in_build: bool, has: impl Fn(&str) -> bool, turned_off: bool) -> String {
+    let lacks: Vec<&str> = kernel_needs(kernel).iter().copied().filter(|f| !has(f)).collect();
+    if !in_build {
+        "not part of this build: the portable feature builds the portable kernel alone".to_owned()
+    } else if !lacks.is_empty() {
+        format!("this CPU lacks {}", lacks.join(" and "))
+    } else if turned_off {
+        "GLIBC_TUNABLES turned it off".to_owned()
+    } else {
+        "it did not run, though this CPU has what it needs and nothing turned it off".to_owned()
+    }
+}
+
+/// The instruction sets the kernel `kernel` needs (the AVX2 and AVX-512 kernels are compiled
+/// for BMI2 and POPCNT too).
+pub fn kernel_needs(kernel: &str) -> &'static [&'static str] {
+    match kernel {
+        "sse2" => &["sse2"],
+        "avx2" => &["avx2", "bmi2", "popcnt"],
+        "avx512" => &["avx2", "bmi2", "popcnt", "avx512bw"],
+        "neon" => &["neon"],
+        _ => &[],
+    }
+}
+
+/// Whether `GLIBC_TUNABLES` turns off the hardware capability `cap` (`-ASIMD`, ...): named in
+/// its last `glibc.cpu.hwcaps=` list.
+pub fn tunables_turn_off(cap: &str) -> bool {
+    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    let Some(list) = tunables.rsplit("glibc.cpu.hwcaps=").next().filter(|_| tunables.contains("glibc.cpu.hwcaps="))
+    else {
+        return false;
+    };
+    list.split(':').next().unwrap_or_default().split(',').any(|c| c == cap)
+}
+
 /// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
 /// the next value.
 pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {

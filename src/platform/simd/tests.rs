@@ -310,7 +310,7 @@ fn notation_blocks_write_every_byte_as_cat_v_does() {
         crate::testing::skipped(
             "platform::simd::notation_blocks_write_every_byte_as_cat_v_does",
             "the AVX-512 VBMI2 notation kernel",
-            "the CPU or GLIBC_TUNABLES lacks it; checked that the kernels decline",
+            &format!("{}; checked that the kernels decline", crate::testing::vbmi_not_run()),
         );
     }
 }
@@ -449,7 +449,7 @@ fn utf8_continuation_matches_the_reference() {
         crate::testing::skipped(
             "platform::simd::utf8_continuation_matches_the_reference",
             "the AVX-512 VBMI UTF-8 check",
-            "the CPU or GLIBC_TUNABLES lacks AVX-512 VBMI and VBMI2",
+            &crate::testing::vbmi_not_run(),
         );
     }
 }

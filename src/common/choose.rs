@@ -188,7 +188,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
     }
 
     /// Whether each way has been timed at least once.
-    fn timed_both(&self) -> bool {
+    pub fn timed_both(&self) -> bool {
         self.recent.iter().all(|r| r.len > 0)
     }
 

@@ -223,6 +223,26 @@ pub fn thread_cpu_time() -> Option<u64> {
     Some(now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64)
 }
 
+/// The page faults this thread has taken so far that needed no I/O (minor faults): how many
+/// times mapped pages were found unmapped. None where it cannot be asked (only Linux counts
+/// per thread).
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
+pub fn thread_minor_faults() -> Option<u64> {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the rusage it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+        return None;
+    }
+    u64::try_from(usage.ru_minflt).ok()
+}
+
+/// See the Linux version: nothing is mapped here.
+#[cfg(not(all(target_os = "linux", not(feature = "portable"))))]
+pub fn thread_minor_faults() -> Option<u64> {
+    None
+}
+
 /// Closes a descriptor we do not own as an `OwnedFd` (standard input), reporting the error.
 pub fn close(fd: Fd) -> io::Result<()> {
     // SAFETY: closing a plain descriptor number; the caller no longer uses it.

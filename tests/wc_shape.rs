@@ -156,11 +156,16 @@ fn large_files_are_counted_from_mappings() {
         // Mapping forced: only the tail past the last whole window (under 2 MiB) is read. Left
         // to choose, on 6 MiB and a bit: each way's first two rounds measure (a MiB read, a
         // MiB and 2 MiB mapped, up to 2 MiB boundaries, a MiB read), then the rest, under
-        // 2 MiB, is read.
+        // 2 MiB, is read; or, where the kernel keeps the file in whole 2 MiB folios (the 2 MiB
+        // mapped took a fault or two, not 32), the rest is mapped to the end after those first
+        // three rounds, without the second read.
         let log = dir.0.join("trace");
         let mid = &data[..(6 << 20) + 12_345];
         dir.file("mid", mid);
-        for (way, file, read) in [("map", "big", data.len() - (8 << 20)), ("choose", "mid", mid.len() - (3 << 20))] {
+        let timed = (mid.len() - (3 << 20), 2);
+        for (way, file, shapes) in
+            [("map", "big", [(data.len() - (8 << 20), 2); 2]), ("choose", "mid", [timed, (1 << 20, 3)])]
+        {
             for opts in ["-l", "-w", "-m", "-L"] {
                 let script = format!(
                     "RAPIDUTILS_INPUT={way} strace -qq -o '{}' -e trace=open,openat,read,mmap \"$WC\" {opts} {file} > /dev/null",
@@ -174,10 +179,12 @@ fn large_files_are_counted_from_mappings() {
                     .filter(|c| c.name == "read" && c.args.starts_with("3,"))
                     .map(|c| c.result.parse::<usize>().unwrap())
                     .sum();
-                assert_eq!(got, read, "wc {opts}, {way}: bytes read");
                 let windows =
-                    calls.iter().filter(|c| c.name == "mmap" && c.args.contains("PROT_READ, MAP_PRIVATE, 3,"));
-                assert_eq!(windows.count(), 2, "wc {opts}, {way}: windows mapped");
+                    calls.iter().filter(|c| c.name == "mmap" && c.args.contains("PROT_READ, MAP_PRIVATE, 3,")).count();
+                assert!(
+                    shapes.contains(&(got, windows)),
+                    "wc {opts}, {way}: {got} bytes read, {windows} windows mapped"
+                );
             }
         }
     }
@@ -214,7 +221,7 @@ fn both_threads_map_a_large_file_where_the_first_maps() {
     for (way, opts) in [("map", "-l"), ("map", "-lwmL"), ("read", "-l")] {
         let (out, log) = trace(
             &format!(
-                "RAPIDUTILS_INPUT={way} LC_ALL=C.UTF-8 strace -qq -f -o \"$LOG\" -e trace=mmap,clone,clone3 \"$WC\" {opts} big"
+                "RAPIDUTILS_INPUT={way} LC_ALL=C.UTF-8 strace -qq -f -o \"$LOG\" -e trace=mmap,pread64 \"$WC\" {opts} big"
             ),
             &dir,
         );
@@ -226,17 +233,26 @@ fn both_threads_map_a_large_file_where_the_first_maps() {
             gnu.arg(opts).arg("big").env("LC_ALL", "C.UTF-8").current_dir(&dir.0);
             assert_eq!(out, run_with_stdout(gnu, Stdio::piped()).stdout_text(), "wc {opts} ({way}) against GNU");
         }
-        // The processes (threads) that mapped the file.
-        let mut mappers: Vec<&str> = log
-            .lines()
-            .filter(|l| l.contains("PROT_READ, MAP_PRIVATE, 3, 0x"))
-            .filter_map(|l| l.split_whitespace().next())
-            .collect();
-        mappers.sort_unstable();
-        mappers.dedup();
-        let threads = log.lines().filter(|l| l.contains("clone")).count();
-        assert!(threads >= 1, "wc {opts}: no second thread\n{log}");
-        assert_eq!(mappers.len(), if way == "map" { 2 } else { 0 }, "wc {opts} ({way}): threads that mapped\n{log}");
+        // The second thread: the one that is not the first line's. Its chunks are mapped, or read
+        // with pread into its 256 KiB buffer (its line searches read 64 KiB).
+        let main = log.split_whitespace().next().unwrap_or_default();
+        let second: Vec<&str> = log.lines().filter(|l| !l.starts_with(main)).collect();
+        let mapped = second.iter().filter(|l| l.contains("PROT_READ, MAP_PRIVATE, 3, 0x")).count();
+        let read = second.iter().filter(|l| l.contains("pread64(3,") && l.contains(", 262144, ")).count();
+        if mapped + read == 0 {
+            // A busy second CPU takes no chunk: the front counts it all (see count_on_two_threads).
+            skipped(
+                test,
+                &format!("wc {opts} ({way}): the second thread's way"),
+                "it got no chunk: the other CPU was busy",
+            );
+            continue;
+        }
+        let front_mapped = log.lines().any(|l| l.starts_with(main) && l.contains("PROT_READ, MAP_PRIVATE, 3, 0x"));
+        match way {
+            "map" => assert!(front_mapped && mapped > 0 && read == 0, "wc {opts}: the second thread read\n{log}"),
+            _ => assert!(!front_mapped && mapped == 0, "wc {opts}: a thread mapped\n{log}"),
+        }
     }
 }
 

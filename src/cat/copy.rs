@@ -193,9 +193,12 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Pla
             // A large regular file into a pipe: through our relay pipe, as GNU 9.12 and uutils
             // do. splice from a file into a pipe holds that pipe's lock while it looks the file's
             // pages up, so stdout's reader waits all that time; the relay's second call only
-            // moves page references, and the reader drains stdout while the relay fills (cat 1G
-            // into a splice reader on another CPU: 50-56 GiB/s against 17-21 directly, AMD EPYC
-            // Zen 4; on one CPU no worse, 0.81-0.90x uutils directly on an AMD EPYC Zen 3).
+            // moves page references, and the reader drains stdout while the relay fills. 1 GiB
+            // into a splice reader on another CPU, AMD EPYC Zen 4: 50-56 GiB/s against 17-21
+            // straight in one phase of the machine, 16-28 against 15-25 in another; on one CPU,
+            // where nothing runs meanwhile, the relay's extra call costs 5 % there (47.7
+            // against 50.2), and on an AMD EPYC Zen 3 splicing straight was 0.81-0.90x uutils'
+            // relay.
             (Regular, Pipe) if !small => methods.push(Method::Relay),
             (Pipe, _) | (Regular, Pipe) => methods.push(Method::Splice),
             // A regular file into a regular file: copy_file_range, GNU 9.12's call (one or two

@@ -20,7 +20,7 @@
 //! [`WINDOW`], so that they do not cut the folios of a file read back from disk. One thing is
 //! not left to timing: a mapped round that took a page fault per 2 MiB, not per 64 KiB,
 //! found the file in whole 2 MiB folios, which every machine measured maps cheaper than it
-//! reads, and the file is mapped to its end ([`whole_folios`]).
+//! reads, and the file is mapped to its end (`whole_folios`).
 //! `RAPIDUTILS_INPUT=map|read` forces one way (tests, comparisons).
 //!
 //! The chooser goes on from one file to the next, its rechecks too (a next file in another
@@ -181,7 +181,6 @@ pub fn feed<C: Consumer>(
                     continue;
                 };
                 let window = feed_window(fd, at, &map, piece, consumer)?;
-                drop(map);
                 behind = true;
                 if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten())
                     && whole_folios(after.saturating_sub(before), window.len)

@@ -448,8 +448,74 @@ impl<B: Block64> Masks<B> {
     /// is cut off by its end is caught by the next block's check.
     #[inline(always)]
     pub fn utf8_errors(self, window: &[u8; 67]) -> bool {
+        if !B::TABLE_LOOKUPS {
+            return self.utf8_error_mask(window) != 0;
+        }
         // SAFETY: see `eq`.
         unsafe { utf8_error_bytes::<B>(window).any() }
+    }
+
+    /// Where valid UTF-8 characters of two, three and four bytes begin in `window[..64]` (its
+    /// next three bytes follow it), by the Unicode rules GNU 9.12 decodes by: a lead with the
+    /// continuation bytes it wants, no overlong form, no surrogate, nothing past U+10FFFF. By
+    /// nibble look-ups ([`super::utf8_start_patterns`]) where the set has vector look-ups, by
+    /// compares of each range otherwise.
+    #[inline(always)]
+    pub fn utf8_starts(self, window: &[u8; 67]) -> [u64; 3] {
+        let at = |k: usize| -> &[u8; 64] { window[k..k + 64].try_into().unwrap() };
+        let c3 = self.continuation(at(3));
+        if B::TABLE_LOOKUPS {
+            let (patterns, four) = (super::utf8_start_patterns(), super::UTF8_FOUR_BYTE);
+            let [two, three, four] =
+                self.pattern_starts(window[..66].try_into().unwrap(), patterns, [0b0000_0011, 0b0001_1100, four]);
+            return [two, three, four & c3];
+        }
+        let (r, c1, c2) = (self.utf8_ranges(at(0)), self.continuation(at(1)), self.continuation(at(2)));
+        let [lead2, lead3, lead4] = r.leads();
+        let (mut three, mut four) = (lead3 & c1 & c2, lead4 & c1 & c2 & c3);
+        if three | four != 0 {
+            // The second-byte limits of E0, ED, F0 and F4.
+            let (b0, a0, n90) = (at(0), self.ge(at(1), 0xa0), self.ge(at(1), 0x90));
+            three &= !((self.eq(b0, 0xe0) & !a0) | (self.eq(b0, 0xed) & a0));
+            four &= !((self.eq(b0, 0xf0) & !n90) | (self.eq(b0, 0xf4) & n90));
+        }
+        [lead2 & c1, three, four]
+    }
+
+    /// The bytes of `window[3..]` that [`Self::utf8_errors`] finds in error, found by compares
+    /// (for a set whose table look-ups go a byte at a time): the same errors as the look-ups'
+    /// (`utf8_tables::error_at`), term by term. After a lead (C0 and up) a byte that is not a
+    /// continuation byte; after ASCII a continuation byte; a continuation byte after one unless
+    /// it is two places after E0.. or three after F0.. (and none there); after C0 or C1, or
+    /// F5 and up, any continuation byte; the second-byte limits of E0, ED, F0 and F4.
+    #[inline(always)]
+    fn utf8_error_mask(self, window: &[u8; 67]) -> u64 {
+        // The ranges of the bytes before each byte (`window[2 + i]` before `window[3 + i]`):
+        // those of the bytes themselves, and of the bytes two and three places before, are
+        // these shifted.
+        let p1 = self.utf8_ranges(window[2..66].try_into().unwrap());
+        let cont = (p1.cont >> 1) | u64::from((0x80..0xc0).contains(&window[66])) << 63;
+        let lead = p1.high & !p1.cont;
+        let must = (p1.ge_e0 << 1 | u64::from(window[1] >= 0xe0))
+            | (p1.ge_f0 << 2 | u64::from(window[0] >= 0xf0) | u64::from(window[1] >= 0xf0) << 1);
+        let mut errors = (lead & !cont)
+            | (!p1.high & cont)
+            | ((p1.cont & cont) ^ must)
+            | (lead & !p1.ge_c2 & cont)
+            | (p1.ge_f5 & cont);
+        let mut limited = self.eq_any(window[2..66].try_into().unwrap(), [0xe0, 0xed, 0xf0, 0xf4]) & cont;
+        while limited != 0 {
+            let i = limited.trailing_zeros() as usize;
+            limited &= limited - 1;
+            let ok = match (window[2 + i], window[3 + i]) {
+                (0xe0, byte) => byte >= 0xa0,
+                (0xed, byte) => byte < 0xa0,
+                (0xf0, byte) => byte >= 0x90,
+                (_, byte) => byte < 0x90,
+            };
+            errors |= u64::from(!ok) << i;
+        }
+        errors
     }
 
     /// The continuation bytes of the whole 64-byte blocks of `bytes[3..]` (at most
@@ -474,6 +540,14 @@ impl<B: Block64> Masks<B> {
             if let Some(answer) = unsafe { B::utf8_continuation_vbmi(bytes) } {
                 return answer;
             }
+        }
+        if !B::TABLE_LOOKUPS {
+            let (mut errors, mut tally) = (0, self.tally_new());
+            for at in (0..bytes.len().saturating_sub(66)).step_by(64) {
+                errors |= self.utf8_error_mask(bytes[at..at + 67].try_into().unwrap());
+                tally = self.tally_continuation(tally, bytes[at + 3..at + 67].try_into().unwrap());
+            }
+            return (errors == 0).then(|| self.tally_total(tally));
         }
         // SAFETY: see `eq`; each block's loads are of its 67-byte window.
         unsafe {

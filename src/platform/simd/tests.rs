@@ -407,6 +407,32 @@ fn utf8_errors_match_the_reference() {
     }
 }
 
+/// Every pair of a byte and the byte before it, after the kinds of bytes that can come two and
+/// three places before (ASCII, continuation, each kind of lead, invalid), at the window's end
+/// (nothing after it to add an error): every kernel's check, by look-ups or by compares, finds
+/// what the byte-by-byte reference finds.
+#[test]
+#[cfg_attr(miri, ignore = "a million windows: hours under Miri")]
+fn utf8_errors_match_the_reference_for_every_pair_of_bytes() {
+    let reference = |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
+    let before = [b'a', 0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5];
+    for (k, (&p3, &p2)) in before.iter().flat_map(|a| before.iter().map(move |b| (a, b))).enumerate() {
+        // All pairs after the commonest context, a sample of them after the others.
+        let pairs: Vec<u16> = if k == 0 { (0..=u16::MAX).collect() } else { (0..=u16::MAX).step_by(251).collect() };
+        for pair in pairs {
+            let mut w = [b'a'; 67];
+            w[63..].copy_from_slice(&[p3, p2, (pair >> 8) as u8, pair as u8]);
+            let (want, what) = (Answer::Utf8Errors(reference(&w)), format!("{:02x?}", &w[63..]));
+            assert_every_block(
+                "utf8_errors_match_the_reference_for_every_pair_of_bytes",
+                || Probe::Utf8Errors(&w),
+                &want,
+                &what,
+            );
+        }
+    }
+}
+
 /// Every kernel's batch check (`utf8_continuation`) against the byte-by-byte reference, over 1
 /// to the most blocks it takes: text whose continuation bytes sit at the same places in every
 /// block (each byte counter at its limit in the largest batch), other texts, and errors

@@ -1,7 +1,6 @@
 //! `-m` in UTF-8 without `-w` or `-L`: characters from masks, whole windows at a time, valid
-//! windows found by the Keiser-Lemire validator (with table look-ups) or by their structure.
+//! windows found by the Keiser-Lemire validator.
 
-use super::windows::Known;
 use super::{Counter, count_lines};
 use crate::platform;
 use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX};
@@ -25,9 +24,6 @@ impl Counter<'_> {
     /// follows, either way). Line ends are counted in one pass at the end.
     #[inline(always)]
     pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
-        if !B::TABLE_LOOKUPS {
-            return self.chars_run_by_masks(m, buf, from);
-        }
         if from + 67 > buf.len() {
             return from;
         }
@@ -79,98 +75,15 @@ impl Counter<'_> {
         }
         i
     }
-
-    /// [`Self::chars_run`] for instruction sets without table look-ups (SSE2, SWAR): blocks of
-    /// ASCII are skipped 64 bytes at a time, the others counted by [`Self::valid_utf8_block`]
-    /// or else by [`Self::line_block`]; line ends are counted in one pass at the end. Returns
-    /// where it stopped (the rest goes to the character loop).
-    #[inline(always)]
-    pub(super) fn chars_run_by_masks<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
-        let mut i = from;
-        self.bulk_lines = true;
-        while i + 64 <= buf.len() {
-            let ascii = m.ascii_blocks(&buf[i..]);
-            self.counts.chars += ascii as u64;
-            i += ascii;
-            if i + 64 > buf.len() {
-                break;
-            }
-            let used = match self.valid_utf8_block(m, buf[i..i + 64].try_into().unwrap()) {
-                0 => self.line_block::<B, false>(m, buf, i, Known { utf8: true, multibyte: true, words: false }),
-                used => used,
-            };
-            if used == 0 {
-                break;
-            }
-            i += used;
-        }
-        self.bulk_lines = false;
-        if self.want.lines {
-            self.counts.lines += count_lines(&buf[from..i]);
-        }
-        i
-    }
-
-    /// UTF-8 without -w or -L: a window whose characters are all valid is counted from masks
-    /// alone (characters are the bytes that are not continuation bytes), checking the
-    /// structure as a whole: no byte that never occurs in UTF-8, continuation bytes exactly
-    /// where the lead bytes want them, and the second-byte limits of the leads E0, ED, F0, F4
-    /// (no overlong form, no surrogate, nothing past U+10FFFF). The window ends before a
-    /// character that would cross its end. Returns the bytes used, or 0 when anything is off
-    /// (the character loop then decides, byte by byte).
-    #[inline(always)]
-    pub(super) fn valid_utf8_block<B: Block64>(&mut self, m: Masks<B>, block: &[u8; 64]) -> usize {
-        let r = m.utf8_ranges(block);
-        // C0, C1 and F5..FF never occur; nor a high byte that is neither lead nor continuation.
-        if r.ge_f5 != 0 || r.high & !r.cont & !r.ge_c2 != 0 {
-            return 0;
-        }
-        let crossing = r.crossing_leads();
-        let end = if crossing == 0 { 64 } else { crossing.trailing_zeros() as usize };
-        if end == 0 {
-            return 0;
-        }
-        let valid = u64::MAX >> (64 - end);
-        let [lead2, lead3, lead4] = r.leads().map(|lead| lead & valid);
-        let expected = ((lead2 | lead3 | lead4) << 1) | ((lead3 | lead4) << 2) | (lead4 << 3);
-        if expected != r.cont & valid {
-            return 0;
-        }
-        // Only the leads E0, ED, F0 and F4 limit their second byte (rare in most text).
-        let mut long = m.eq_any(block, [0xe0, 0xed, 0xf0, 0xf4]) & valid;
-        while long != 0 {
-            let p = long.trailing_zeros() as usize;
-            long &= long - 1;
-            let ok = match block[p] {
-                0xe0 => block[p + 1] >= 0xa0,
-                0xed => block[p + 1] < 0xa0,
-                0xf0 => block[p + 1] >= 0x90,
-                _ => block[p + 1] < 0x90,
-            };
-            if !ok {
-                return 0;
-            }
-        }
-        if !self.bulk_lines {
-            self.counts.lines += u64::from((m.eq(block, b'\n') & valid).count_ones());
-        }
-        self.counts.chars += u64::from((!r.cont & valid).count_ones());
-        end
-    }
 }
 
 /// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the
-/// three bytes after it): ASCII bytes, and the positions where a valid form begins (nibble
-/// look-ups of each position's first three bytes, a continuation byte fourth for four-byte
-/// forms). Exact whatever the bytes: an invalid byte begins no character, as in GNU.
+/// three bytes after it): ASCII bytes, and the positions where a valid form begins. Exact
+/// whatever the bytes: an invalid byte begins no character, as in GNU.
 #[inline(always)]
 fn exact_chars<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> u64 {
-    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-    let window: &[u8; 66] = buf[at..at + 66].try_into().unwrap();
-    let four_byte = platform::simd::UTF8_FOUR_BYTE;
-    let [short, long, _] = m.pattern_starts(window, platform::simd::utf8_start_patterns(), [!four_byte, four_byte, 0]);
-    let cont3 = m.continuation(buf[at + 3..at + 67].try_into().unwrap());
-    u64::from((!m.high(block) | short | (long & cont3)).count_ones())
+    let [two, three, four] = m.utf8_starts(buf[at..at + 67].try_into().unwrap());
+    u64::from((!m.high(buf[at..at + 64].try_into().unwrap()) | two | three | four).count_ones())
 }
 
 /// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their

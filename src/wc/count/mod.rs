@@ -69,8 +69,6 @@ pub struct Counter<'a> {
     /// The bytes of a character cut by the end of the last chunk.
     pending: [u8; MAX_CHAR_LEN],
     pending_len: usize,
-    /// Line ends are being counted over a whole run, not per window.
-    bulk_lines: bool,
     /// Whether `words_run` looks for the lead bytes of spaces before the table look-ups.
     lead_filter: LeadFilter,
     /// How each chunk is gone through (see [`pass()`]).
@@ -93,7 +91,6 @@ impl<'a> Counter<'a> {
             utf8: charset == Charset::Utf8,
             pending: [0; MAX_CHAR_LEN],
             pending_len: 0,
-            bulk_lines: false,
             lead_filter: LeadFilter::default(),
             pass,
         }

@@ -10,10 +10,6 @@ use crate::wc::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, WIDTH_BITS};
 /// by one (a vector look-up per block costs more for them).
 const FEW_CHARACTERS: u32 = 3;
 
-/// The bits of [`platform::simd::utf8_start_patterns`] of two- and three-byte forms.
-const UTF8_TWO_BYTE: u8 = 0b0000_0011;
-const UTF8_THREE_BYTE: u8 = 0b0001_1100;
-
 /// -L's tight bound (see `width_run`) is used for chunks at least this large: below, checking
 /// its premise with the C library would cost more than it saves.
 const TIGHT_BOUND_MIN: usize = 64 << 10;
@@ -154,7 +150,7 @@ impl Counter<'_> {
 
     /// The widths of a UTF-8 window at `buf[at..]` (-L without -w or -m; `buf` must hold the
     /// three bytes after it), with table look-ups only: the valid characters are found by their
-    /// byte patterns (`utf8_start_patterns`), and each one's width is looked up in the 64-entry
+    /// starts (`Masks::utf8_starts`), and each one's width is looked up in the 64-entry
     /// table of its block of 64 code points (the C library's answers, see `WideClasses`), one
     /// block at a time: all the characters of a window from one block take one vector look-up.
     /// Three-byte forms whose whole block is one width (most CJK and Hangul) take one look-up
@@ -174,17 +170,7 @@ impl Counter<'_> {
         let high = m.high(b0);
         // Printable ASCII is one column; then each block's characters by look-up.
         let (mut w1, mut w2) = (!control_or_high, 0u64);
-        let (two, three, four) = if high == 0 {
-            (0, 0, 0)
-        } else {
-            let patterns = platform::simd::utf8_start_patterns();
-            let [two, three, four] = m.pattern_starts(
-                w[..66].try_into().unwrap(),
-                patterns,
-                [UTF8_TWO_BYTE, UTF8_THREE_BYTE, platform::simd::UTF8_FOUR_BYTE],
-            );
-            (two, three, four & m.continuation(b3))
-        };
+        let [two, three, four] = if high == 0 { [0; 3] } else { m.utf8_starts(w) };
         let wide = &self.classes.wide;
         let mut todo = two;
         while todo != 0 {
@@ -287,9 +273,7 @@ impl Counter<'_> {
         pos += width(last, 64);
         self.line_pos = pos;
         self.counts.max_line_length = longest;
-        if !self.bulk_lines {
-            self.counts.lines += lines;
-        }
+        self.counts.lines += lines;
         64
     }
 }

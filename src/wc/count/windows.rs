@@ -13,8 +13,7 @@ pub(super) enum Window {
     Unibyte,
     /// UTF-8: ASCII by masks alone, the rest visiting its events (`line_block`).
     Utf8,
-    /// UTF-8 without words: ASCII and valid UTF-8 by masks alone (`valid_utf8_block`), the rest
-    /// visiting its events.
+    /// UTF-8 without words: ASCII by masks alone, the rest visiting its events.
     Utf8Chars,
     /// -L: every window measured, visiting its events.
     Widths,
@@ -66,11 +65,6 @@ impl Counter<'_> {
                 if kind == Window::Unibyte || m.high(block) == 0 {
                     self.block(m, block, known);
                     64
-                } else if kind == Window::Utf8Chars {
-                    match self.valid_utf8_block(m, block) {
-                        0 => self.line_block::<B, false>(m, buf, i, known),
-                        used => used,
-                    }
                 } else {
                     self.line_block::<B, false>(m, buf, i, known)
                 }
@@ -217,9 +211,7 @@ impl Counter<'_> {
             self.counts.max_line_length = longest;
         }
         let valid = u64::MAX >> (64 - end);
-        if !self.bulk_lines {
-            self.counts.lines += u64::from((lf & valid).count_ones());
-        }
+        self.counts.lines += u64::from((lf & valid).count_ones());
         if known.words {
             let space = space & valid;
             let prev_nonspace = (!space << 1) | u64::from(self.in_word);

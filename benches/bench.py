@@ -763,7 +763,7 @@ def suite_wc(args):
 # The two states a script meets a file in: just written by a previous step in 4 KiB writes
 # (small pages in the cache), and read back from disk (dropped from the cache, then read once:
 # large folios). Mapping and reading rank differently in the two on some machines (an AMD EPYC
-# Zen 3: see docs/ARCHITECTURE.md).
+# Zen 3: see benches/RESULTS.md).
 PAGE_CACHE_STATES = {"just written (4 KiB writes)": "written-100M", "read back from disk": "read-back-100M"}
 
 

@@ -29,7 +29,7 @@
 //! 8 MB file went to rounds that measure (a MiB read and a MiB mapped, untimed, then 2 MiB
 //! mapped and a MiB read, timed), and 30 such files (one cached file named 30 times) cost
 //! `wc -l` 1.14x what reading them forced did, slower than uutils; kept across files, at
-//! parity with uutils (AMD EPYC Zen 4; figures in docs/ARCHITECTURE.md).
+//! parity with uutils (AMD EPYC Zen 4; figures in benches/RESULTS.md).
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is

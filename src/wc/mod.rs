@@ -499,7 +499,7 @@ impl Wc {
 
     /// A large regular file on a machine where we may use two CPUs: this thread counts from
     /// the front as it would alone (mapped or read, whichever is cheaper here), a second one
-    /// takes 4 MiB chunks from the end, cut after line ends, until they meet (`count_end`):
+    /// takes chunks from the end (sized to the file), cut after line ends, until they meet (`count_end`):
     /// a second CPU that is busy costs nothing, it just takes fewer chunks. Only for files
     /// wc opened itself: their offset does not matter afterwards.
     fn count_on_two_threads(&mut self, fd: Fd, info: Option<FileInfo>, count: Count) -> (Counts, Option<io::Error>) {

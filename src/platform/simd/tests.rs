@@ -27,6 +27,7 @@ enum Probe<'a> {
     Starts(&'a [u8; 66], &'a NibblePatterns, [u8; 3]),
     MayStart(&'a [u8; 64], &'a NibblePatterns),
     Utf8Errors(&'a [u8; 67]),
+    Utf8Starts(&'a [u8; 67]),
     Utf8Continuation(&'a [u8]),
     Lookup64(&'a [u8; 64], &'a [u8; 64], [u8; 3]),
     Tally(&'a [u8], u8),
@@ -42,6 +43,7 @@ enum Answer {
     Starts([u64; 3], [u64; 2], bool),
     MayStart(bool),
     Utf8Errors(bool),
+    Utf8Starts([u64; 3]),
     Utf8Continuation(Option<u64>),
     Lookup64([u64; 3]),
     Tally(u64, u64),
@@ -66,6 +68,7 @@ impl WithMasks for Probe<'_> {
             }
             Probe::MayStart(block, patterns) => Answer::MayStart(m.may_start(block, patterns)),
             Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
+            Probe::Utf8Starts(window) => Answer::Utf8Starts(m.utf8_starts(window)),
             Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(bytes)),
             Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(block, table, select)),
             Probe::Tally(buf, byte) => {
@@ -430,6 +433,39 @@ fn utf8_errors_match_the_reference_for_every_pair_of_bytes() {
                 &what,
             );
         }
+    }
+}
+
+/// Every kernel's starts of valid characters (`utf8_starts`, by look-ups or by compares)
+/// against the standard library's decoding: bit i of the n-byte mask where `window[i..i + n]`
+/// is one valid character of n bytes. On text of every length of form, with bytes planted at
+/// random and the limited leads (E0, ED, F0, F4) before every kind of second byte.
+#[test]
+fn utf8_starts_match_the_reference() {
+    let reference = |w: &[u8; 67]| -> [u64; 3] {
+        std::array::from_fn(|k| {
+            let n = k + 2;
+            let one_char = |b: &[u8]| std::str::from_utf8(b).is_ok_and(|s| s.chars().count() == 1);
+            (0..64).filter(|&i| w[i] >= 0x80 && one_char(&w[i..i + n])).map(|i| 1u64 << i).sum()
+        })
+    };
+    let text: Vec<u8> = "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
+    let mut next = crate::testing::xorshift(0x0bad_5eed_1234_5678u64);
+    for round in 0..rounds(4000) {
+        let at = (next() as usize) % (text.len() - 67);
+        let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
+        match round % 4 {
+            0 => {}
+            1 => w[(next() as usize) % 67] = next() as u8,
+            2 => {
+                let i = (next() as usize) % 64;
+                w[i] = [0xe0, 0xed, 0xf0, 0xf4, 0xc0, 0xc2, 0xf5][(next() as usize) % 7];
+                w[i + 1] = 0x80 + (next() as u8) % 0x40;
+            }
+            _ => w = std::array::from_fn(|_| next() as u8),
+        }
+        let (want, what) = (Answer::Utf8Starts(reference(&w)), format!("round {round}: {w:02x?}"));
+        assert_every_block("utf8_starts_match_the_reference", || Probe::Utf8Starts(&w), &want, &what);
     }
 }
 

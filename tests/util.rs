@@ -4,7 +4,9 @@
 #[path = "../src/testing/shared.rs"]
 mod shared;
 
-pub use shared::{kernel_not_run, skipped, tunables_turn_off, xorshift};
+use rapidutils::platform::cpu::Features;
+use rapidutils::platform::simd::Kernel;
+pub use shared::{kernel_not_run, skipped, xorshift};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -359,24 +361,8 @@ pub fn not_run(kernel: &str) -> String {
     if arch() != std::env::consts::ARCH {
         return format!("the {} binaries under qemu did not run it", arch());
     }
-    let cpu = rapidutils::platform::cpu::features();
-    let has = |f: &str| match f {
-        "sse2" => cpu.sse2,
-        "avx2" => cpu.avx2,
-        "bmi2" => cpu.bmi2,
-        "popcnt" => cpu.popcnt,
-        "avx512bw" => cpu.avx512bw,
-        // (With GLIBC_TUNABLES' -ASIMD the feature reads as absent: that is said below.)
-        "neon" => cpu.neon || tunables_turn_off("-ASIMD"),
-        _ => false,
-    };
-    let turned_off = match kernel {
-        "avx2" => cpu.avx2_disabled,
-        "avx512" => cpu.avx512_disabled,
-        "neon" => tunables_turn_off("-ASIMD"),
-        _ => false,
-    };
-    kernel_not_run(kernel, kernel == "portable" || !cfg!(feature = "portable"), has, turned_off)
+    let in_build = kernel == "portable" || !cfg!(feature = "portable");
+    kernel_not_run(kernel, in_build, &rapidutils::platform::cpu::features())
 }
 
 /// `cmd` (its program, arguments, environment and directory) run under `strace -f`, tracing

@@ -2,8 +2,9 @@
 
 mod shared;
 
+use crate::platform::cpu::Features;
 use crate::platform::simd::Kernel;
-pub use shared::{kernel_not_run, skipped, tunables_turn_off, xorshift};
+pub use shared::{kernel_not_run, skipped, xorshift};
 
 /// The kernels `test` can run on this CPU. The other kernels of this architecture are reported
 /// as skipped (see [`skipped`]), with the reason: with them forced, the code would silently run
@@ -24,24 +25,7 @@ pub fn kernels(test: &str) -> Vec<Kernel> {
 
 /// Why `kernel` does not run here (see [`kernel_not_run`]).
 pub fn not_run(kernel: Kernel) -> String {
-    let cpu = crate::platform::cpu::features();
-    let has = |f: &str| match f {
-        "sse2" => cpu.sse2,
-        "avx2" => cpu.avx2,
-        "bmi2" => cpu.bmi2,
-        "popcnt" => cpu.popcnt,
-        "avx512bw" => cpu.avx512bw,
-        // (With GLIBC_TUNABLES' -ASIMD the feature reads as absent: that is said below.)
-        "neon" => cpu.neon || tunables_turn_off("-ASIMD"),
-        _ => false,
-    };
-    let turned_off = match kernel {
-        Kernel::Avx2 => cpu.avx2_disabled,
-        Kernel::Avx512 => cpu.avx512_disabled,
-        Kernel::Neon => tunables_turn_off("-ASIMD"),
-        _ => false,
-    };
-    kernel_not_run(kernel.name(), kernel.in_build(), has, turned_off)
+    kernel_not_run(kernel.name(), kernel.in_build(), &crate::platform::cpu::features())
 }
 
 /// Why the AVX-512 VBMI/VBMI2 kernels do not run here: those of the AVX-512 kernel, or this CPU

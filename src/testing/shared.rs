@@ -6,6 +6,7 @@
 //! out, on stderr and, when `RAPIDUTILS_TEST_SKIPS` names a file, in that file, which `make
 //! test` prints at its end. The rest of the test still runs.
 
+use super::{Features, Kernel};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::Mutex;
@@ -25,10 +26,18 @@ pub fn skipped(test: &str, what: &str, why: &str) {
 }
 
 /// Why the SIMD kernel `kernel` (its `RAPIDUTILS_SIMD` name) does not run here, for the skip
-/// report: it is not part of this build, or this CPU lacks an instruction set it needs (`has`
-/// tells whether the CPU has one, by the names of [`kernel_needs`]), or `GLIBC_TUNABLES` turned
-/// it off (`turned_off`).
-pub fn kernel_not_run(kernel: &str, in_build: bool, has: impl Fn(&str) -> bool, turned_off: bool) -> String {
+/// report: it is not part of this build, or this CPU (`cpu`) lacks an instruction set it needs
+/// ([`kernel_needs`]), or `GLIBC_TUNABLES` turned it off.
+pub fn kernel_not_run(kernel: &str, in_build: bool, cpu: &Features) -> String {
+    // (With GLIBC_TUNABLES' -ASIMD, NEON reads as absent: that is said as turned off.)
+    let neon_off = tunables_turn_off("-ASIMD");
+    let has = |f: &str| cpu.has(f) == Some(true) || (f == "neon" && neon_off);
+    let turned_off = match kernel {
+        "avx2" => cpu.avx2_disabled,
+        "avx512" => cpu.avx512_disabled,
+        "neon" => neon_off,
+        _ => false,
+    };
     let lacks: Vec<&str> = kernel_needs(kernel).iter().copied().filter(|f| !has(f)).collect();
     if !in_build {
         "not part of this build: the portable feature builds the portable kernel alone".to_owned()
@@ -41,15 +50,14 @@ pub fn kernel_not_run(kernel: &str, in_build: bool, has: impl Fn(&str) -> bool, 
     }
 }
 
-/// The instruction sets the kernel `kernel` needs (the AVX2 and AVX-512 kernels are compiled
-/// for BMI2 and POPCNT too).
+/// The instruction sets the kernel `kernel` needs: a baseline its own, the others those their
+/// code is compiled for (`Kernel::target_features`).
 pub fn kernel_needs(kernel: &str) -> &'static [&'static str] {
-    match kernel {
-        "sse2" => &["sse2"],
-        "avx2" => &["avx2", "bmi2", "popcnt"],
-        "avx512" => &["avx2", "bmi2", "popcnt", "avx512bw"],
-        "neon" => &["neon"],
-        _ => &[],
+    match Kernel::ALL.into_iter().find(|k| k.name() == kernel) {
+        Some(Kernel::Sse2) => &["sse2"],
+        Some(Kernel::Neon) => &["neon"],
+        Some(k) => k.target_features(),
+        None => &[],
     }
 }
 

@@ -195,6 +195,21 @@ fn large_files_are_counted_from_mappings() {
     assert!(mine.ends_with("\n0\n"), "{mine}");
 }
 
+/// Whether strace can show here how wc takes a file in: this build maps files (not the
+/// portable one), and the binaries are this machine's (under qemu strace sees the emulator's
+/// calls). Where not, `test` is reported as skipped, with the reason.
+fn mappings_traced_here(test: &str) -> bool {
+    let why = if !ZERO_COPY {
+        "this build maps no files (the portable build reads them)"
+    } else if arch() != std::env::consts::ARCH {
+        "under qemu strace sees the emulator's system calls, not the program's"
+    } else {
+        return true;
+    };
+    skipped(test, "the whole test", why);
+    false
+}
+
 /// A file of 64 MiB or more, counted on two threads (wc opened it, two CPUs): the second,
 /// taking chunks from the end, maps them where the first maps the file (forced here), and reads
 /// them where the first reads: the same counts either way as through a pipe (on one thread),
@@ -203,12 +218,7 @@ fn large_files_are_counted_from_mappings() {
 #[test]
 fn both_threads_map_a_large_file_where_the_first_maps() {
     let test = "wc_shape::both_threads_map_a_large_file_where_the_first_maps";
-    if !ZERO_COPY {
-        skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
-        return;
-    }
-    if arch() != std::env::consts::ARCH {
-        skipped(test, "the whole test", "under qemu strace sees the emulator's system calls, not the program's");
+    if !mappings_traced_here(test) {
         return;
     }
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
@@ -266,12 +276,7 @@ fn both_threads_map_a_large_file_where_the_first_maps() {
 #[test]
 fn the_map_or_read_choice_goes_on_from_file_to_file() {
     let test = "wc_shape::the_map_or_read_choice_goes_on_from_file_to_file";
-    if !ZERO_COPY {
-        skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
-        return;
-    }
-    if arch() != std::env::consts::ARCH {
-        skipped(test, "the whole test", "under qemu strace sees the emulator's system calls, not the program's");
+    if !mappings_traced_here(test) {
         return;
     }
     let dir = TempDir::new("wc-choice");

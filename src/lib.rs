@@ -4,15 +4,21 @@
 //! The library holds every tool; the binaries are thin: `src/bin/<tool>.rs` runs one tool, and
 //! `src/main.rs` is the multi-call binary that dispatches on its name or first argument.
 
+// `platform` is the one module where `unsafe` is allowed: every system call, the SIMD kernels,
+// the C library's locale functions. Cargo.toml's [lints] deny it in the crate; every other
+// module forbids it, so no `allow` further down can let it back in.
+#[forbid(unsafe_code)]
 pub mod cat;
+#[forbid(unsafe_code)]
 pub mod common;
-// The one module where `unsafe` is allowed (the crate denies it everywhere else: Cargo.toml's
-// [lints]): every system call, the SIMD kernels, the C library's locale functions.
 #[allow(unsafe_code)]
 pub mod platform;
 #[cfg(test)]
+#[forbid(unsafe_code)]
 mod testing;
+#[forbid(unsafe_code)]
 pub mod wc;
+#[forbid(unsafe_code)]
 pub mod yes;
 
 use clap::Command;

@@ -1,4 +1,5 @@
 //! The multi-call binary: `rapidutils yes ...`, or a link named `yes` (or `ru-yes`, `gyes`, ...).
 #![no_main]
+#![forbid(unsafe_code)]
 
 rapidutils::entry!(rapidutils::multicall_main);

@@ -7,6 +7,8 @@
 //! The output is reproducible: the pages carry `SOURCE_DATE_EPOCH`'s date when it is set, else
 //! the release date below.
 
+#![forbid(unsafe_code)]
+
 mod completions;
 mod man;
 

@@ -250,7 +250,7 @@ fn both_threads_map_a_large_file_where_the_first_maps() {
         let mapped = second.iter().filter(|l| l.contains("PROT_READ, MAP_PRIVATE, 3, 0x")).count();
         let read = second.iter().filter(|l| l.contains("pread64(3,") && l.contains(", 262144, ")).count();
         if mapped + read == 0 {
-            // A busy second CPU takes no chunk: the front counts it all (see count_on_two_threads).
+            // A busy second CPU takes no chunk: the front counts it all (see `Counting::count_on_two_threads`).
             skipped(
                 test,
                 &format!("wc {opts} ({way}): the second thread's way"),

@@ -295,7 +295,7 @@ pub enum FileKind {
 }
 
 /// The parts of `fstat` the tools use.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileInfo {
     pub kind: FileKind,
     pub size: u64,

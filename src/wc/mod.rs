@@ -3,9 +3,10 @@
 //!
 //! Plan: parse; pick the inputs (operands, standard input, or NUL-separated names from
 //! `--files0-from`, read at once from a regular file and streamed otherwise); compute GNU's
-//! column width from the inputs' `stat`; then count each input by the cheapest path its
-//! options allow (`plan`): `fstat` for bytes alone, a SIMD byte count for lines, the counter
-//! (`count`) otherwise; print a line per input (a read error after its line, as GNU 9.12) and the total.
+//! column width from the inputs' `stat`; then count each input (`input::Counting`) along the
+//! path `plan` picks: a regular file's size for bytes alone, a SIMD byte count for lines, the
+//! counter (`count`) otherwise; print a line per input (a read error after its line, as GNU
+//! 9.12) and the total.
 
 mod classes;
 mod cli;
@@ -18,14 +19,11 @@ pub use cli::{TOTAL_WHEN, command};
 
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{format, tr, trf};
-use crate::common::regular_file::Share;
 use crate::common::{Arg, diag, help, quote, sink};
-use crate::platform::{self, Charset, Fd, FileInfo, FileKind};
-use classes::ByteClasses;
-use count::ClassShape;
-use count::{Counter, Counts, Want};
-use input::{BIG_BUFFER_SIZE, Buffers, NameReader, count_bytes_only, count_end, feed_input};
-use plan::{Count, Path};
+use crate::platform::{self, Charset, FileInfo, FileKind};
+use count::{Counts, Want};
+use input::{Counting, NameReader};
+use plan::Count;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -90,13 +88,10 @@ pub fn main(args: Vec<Arg>) -> i32 {
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut wc = Wc {
         want,
-        charset,
-        posixly_correct,
-        classes: needs_locale.then(|| ByteClasses::new(charset, posixly_correct)),
+        counting: Counting::new(want, charset, posixly_correct),
         debug,
         total,
         width: 1,
-        buffers: Buffers::default(),
         totals: Counts::default(),
         overflow: [false; 4],
         read_stdin: false,
@@ -149,13 +144,12 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
 
 struct Wc {
     want: Want,
-    charset: Charset,
-    posixly_correct: bool,
-    classes: Option<ByteClasses>,
+    counting: Counting,
+    /// `--debug`, until the kernel was reported (once: GNU checks the CPU once, at the first
+    /// input counted by lines).
     debug: bool,
     total: TotalMode,
     width: usize,
-    buffers: Buffers,
     totals: Counts,
     /// A total went past 2^64 - 1 (lines, words, characters, bytes): GNU 9.12 then prints
     /// the largest value and reports EOVERFLOW for it.
@@ -415,7 +409,11 @@ impl Wc {
             }
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
-        let (counts, read_error) = self.count_fd(fd, file.is_some(), stat);
+        if self.debug && self.counting.count == Count::Lines {
+            self.debug = false;
+            report_kernel();
+        }
+        let (counts, read_error) = self.counting.count(fd, file.is_some(), stat);
         if self.total != TotalMode::Only {
             self.write_counts(&counts, name)?;
         }
@@ -440,98 +438,6 @@ impl Wc {
         }
         self.totals.max_line_length = self.totals.max_line_length.max(counts.max_line_length);
         Ok(())
-    }
-
-    /// Counts what is left in `fd` (`named`: a file we opened; `stat`: what was found of it at
-    /// start) by the path [`plan::plan`] picks; a read error stops the count (what was counted
-    /// stays).
-    fn count_fd(&mut self, fd: Fd, named: bool, stat: StartStat) -> (Counts, Option<io::Error>) {
-        // GNU sizes a count of bytes alone by the stat taken at start when there is one (and
-        // reads when it failed); every other count asks `fstat` now.
-        let info = match (stat, plan::bytes_only(self.want, self.charset)) {
-            (StartStat::Taken(info), true) => Some(info),
-            (StartStat::Failed, true) => None,
-            _ => platform::fstat(fd).ok(),
-        };
-        let shape = self.classes.as_ref().map(ClassShape::of);
-        let two_cpus = || std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
-        let path = plan::plan(self.want, self.charset, shape, info.as_ref(), named, two_cpus);
-        if self.debug && matches!(path, Path::OneThread(Count::Lines) | Path::TwoThreads(Count::Lines)) {
-            report_kernel();
-        }
-        let mut counts = match path {
-            Path::Bytes => {
-                let mut counts = Counts::default();
-                let result = count_bytes_only(fd, info, named, &mut self.buffers, &mut counts.bytes);
-                (counts, result.err())
-            }
-            Path::OneThread(count) => self.count_on_this_thread(fd, info, count, None),
-            Path::TwoThreads(count) => self.count_on_two_threads(fd, info, count),
-        };
-        if plan::chars_are_bytes(self.want, self.charset) {
-            counts.0.chars = counts.0.bytes;
-        }
-        counts
-    }
-
-    /// Lines (and bytes), or the full counter, fed what is left of `fd` on this thread (up to
-    /// where a second thread counts from, with `share`).
-    fn count_on_this_thread(
-        &mut self,
-        fd: Fd,
-        info: Option<FileInfo>,
-        count: Count,
-        share: Option<&Share>,
-    ) -> (Counts, Option<io::Error>) {
-        let pass = match count {
-            Count::Lines => {
-                let mut counts = Counts::default();
-                let error = feed_input(fd, info, &mut self.buffers, &mut counts, count::add_lines_and_bytes, share);
-                return (counts, error);
-            }
-            Count::Counter(pass) => pass,
-        };
-        let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
-        let mut counter = Counter::new(self.want, classes, self.charset, pass);
-        let error = feed_input(fd, info, &mut self.buffers, &mut counter, |counter, chunk| counter.feed(chunk), share);
-        (counter.finish(), error)
-    }
-
-    /// A large regular file on a machine where we may use two CPUs: this thread counts from
-    /// the front as it would alone (mapped or read, whichever is cheaper here), a second one
-    /// takes chunks from the end (sized to the file), cut after line ends, until they meet (`count_end`):
-    /// a second CPU that is busy costs nothing, it just takes fewer chunks. Only for files
-    /// wc opened itself: their offset does not matter afterwards.
-    fn count_on_two_threads(&mut self, fd: Fd, info: Option<FileInfo>, count: Count) -> (Counts, Option<io::Error>) {
-        let (Some(info), Ok(start)) = (info, platform::current_offset(fd)) else {
-            return self.count_on_this_thread(fd, info, count, None);
-        };
-        let share = Share::new(start);
-        let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
-        let ((front, front_error), end) = std::thread::scope(|scope| {
-            let share = &share;
-            let end = std::thread::Builder::new().spawn_scoped(scope, move || {
-                // The classes cache what the C library says: each thread has its own.
-                let own = match count {
-                    Count::Counter(pass) => Some((ByteClasses::new(charset, posixly_correct), pass)),
-                    Count::Lines => None,
-                };
-                let fresh = own.as_ref().map(|(classes, pass)| Counter::new(want, classes, charset, *pass));
-                let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
-                io::Result::Ok(count_end(fresh.as_ref(), fd, info.size, share, buf.as_mut_slice()))
-            });
-            // No thread to be had: this one counts it all (the end claims nothing).
-            let front = self.count_on_this_thread(fd, Some(info), count, Some(share).filter(|_| end.is_ok()));
-            (front, end.map(|handle| handle.join()))
-        });
-        match end {
-            // A sequential count would have stopped at the front's error.
-            _ if front_error.is_some() => (front, front_error),
-            Ok(Ok(Ok((end, end_error)))) => (input::sum(&front, &end), end_error),
-            Ok(Ok(Err(err))) => (front, Some(err)),
-            Ok(Err(_)) => (front, Some(io::Error::other("the second counting thread failed"))),
-            Err(_) => (front, None),
-        }
     }
 
     /// One output line: the wanted counts right-aligned in `width` columns, then the name
@@ -571,23 +477,10 @@ impl Wc {
     }
 }
 
-/// `--debug`: which line-counting acceleration is used, worded as GNU 9.12 words it, once per
-/// process (GNU checks the CPU once, at the first input counted by lines); with
+/// `--debug`: which line-counting acceleration is used, worded as GNU 9.12 words it; with
 /// `RAPIDUTILS_SIMD` set, also the kernel that setting led to.
 fn report_kernel() {
-    static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    for &(feature, used) in platform::simd::Kernel::best().gnu_debug_report() {
-        let message = match (feature, used) {
-            ("avx512", true) => c"using avx512 hardware support",
-            ("avx512", false) => c"avx512 support not detected",
-            ("avx2", true) => c"using avx2 hardware support",
-            ("avx2", false) => c"avx2 support not detected",
-            ("neon", true) => c"using neon hardware support",
-            _ => c"neon support not detected",
-        };
+    for &message in platform::simd::Kernel::best().gnu_debug_report() {
         diag::error(tr(message));
     }
     // Our own knob, for tests and comparisons: say which kernel it led to.

@@ -13,6 +13,7 @@
 //! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
 //! [`Masks`] is the proof that the CPU runs it.
 
+use std::ffi::CStr;
 use std::sync::OnceLock;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
@@ -119,18 +120,19 @@ impl Kernel {
         }
     }
 
-    /// What GNU 9.12's `wc --debug` says it checked for line counting, as (feature, used):
-    /// on x86-64 AVX-512, then (when not used) AVX2; on aarch64 NEON; elsewhere nothing. Said
-    /// of the kernel in use, so `GLIBC_TUNABLES` and `RAPIDUTILS_SIMD` are reflected.
-    pub fn gnu_debug_report(self) -> &'static [(&'static str, bool)] {
+    /// What GNU 9.12's `wc --debug` says it checked for line counting, in GNU's words (its
+    /// message ids, for the catalog): on x86-64 AVX-512, then (when not used) AVX2; on aarch64
+    /// NEON; elsewhere nothing. Said of the kernel in use, so `GLIBC_TUNABLES` and
+    /// `RAPIDUTILS_SIMD` are reflected.
+    pub fn gnu_debug_report(self) -> &'static [&'static CStr] {
         if cfg!(target_arch = "x86_64") {
             match self {
-                Kernel::Avx512 => &[("avx512", true)],
-                Kernel::Avx2 => &[("avx512", false), ("avx2", true)],
-                _ => &[("avx512", false), ("avx2", false)],
+                Kernel::Avx512 => &[c"using avx512 hardware support"],
+                Kernel::Avx2 => &[c"avx512 support not detected", c"using avx2 hardware support"],
+                _ => &[c"avx512 support not detected", c"avx2 support not detected"],
             }
         } else if cfg!(target_arch = "aarch64") {
-            if self == Kernel::Neon { &[("neon", true)] } else { &[("neon", false)] }
+            if self == Kernel::Neon { &[c"using neon hardware support"] } else { &[c"neon support not detected"] }
         } else {
             &[]
         }

@@ -1,5 +1,5 @@
 //! How the counter goes through a chunk: one pure function of what is wanted, the locale's
-//! encoding and the shape of its byte classes, chosen once per input, so that every choice is
+//! encoding and the shape of its byte classes, chosen once per run, so that every choice is
 //! tested without a file or a C library.
 //!
 //! | wanted (after the locale) | pass | how |

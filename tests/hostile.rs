@@ -323,6 +323,80 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
     assert!(left > 0 && left <= data.len() - (64 << 10), "{left} bytes left of {}", data.len());
 }
 
+/// A file that another process rewrites while it is mapped (mapping forced; a file large
+/// enough for wc's second thread, which maps chunks of its own): the bytes may change between
+/// two reads of one byte, so the output may mix old and new contents, as `read` of a file
+/// being written can; but every count stays within what the file's length allows, bytes are
+/// exactly its length, and nothing crashes or complains. Contents alternate, a piece at a
+/// time, between noise (invalid UTF-8, every byte value) and UTF-8 text with multibyte
+/// characters, spaces, tabs and line ends, so characters and words straddle the changes. On
+/// every kernel; in the portable build nothing is mapped and the same holds of reads.
+#[test]
+fn mapped_files_rewritten_while_counted_give_bounded_counts() {
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const LEN: usize = 72 << 20;
+    const PIECE: usize = 256 << 10;
+    let noise = noise(LEN, 47);
+    let text = "日本語 テキスト\tmixed — ascii words\u{3000}全角\n".repeat(LEN / 40 + 1).into_bytes();
+    let dir = TempDir::new("mapped-rewrite");
+    let path = dir.file("f", &noise);
+    let stop = AtomicBool::new(false);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut round = 0;
+            while !stop.load(Ordering::Relaxed) {
+                for at in (0..LEN).step_by(PIECE) {
+                    let from = if (at / PIECE + round).is_multiple_of(2) { &noise } else { &text };
+                    file.write_all_at(&from[at..at + PIECE], at as u64).unwrap();
+                }
+                round += 1;
+            }
+        });
+        // The writer stops when the checks end, also when one fails.
+        struct StopWriter<'a>(&'a AtomicBool);
+        impl Drop for StopWriter<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let _stop = StopWriter(&stop);
+        let size = LEN as u64;
+        for kernel in ["portable", "sse2", "avx2", "avx512", "neon"] {
+            for opts in [&["-l"][..], &["-w"], &["-m"], &["-lwmcL"]] {
+                let mut wc = Command::new(ours("wc"));
+                wc.args(opts).arg(&path).env("LC_ALL", "C.UTF-8");
+                wc.env("RAPIDUTILS_INPUT", "map").env("RAPIDUTILS_SIMD", kernel);
+                let out = run_piped(wc, None);
+                let label = format!("wc {opts:?} on {kernel}: {} {:?}", out.status, out.stderr_text());
+                assert!(out.status == "exit 0" && out.stderr.is_empty(), "{label}");
+                let printed = String::from_utf8(out.stdout).unwrap();
+                let fields: Vec<u64> = printed.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+                let letters: Vec<char> = opts[0].chars().skip(1).collect();
+                assert_eq!(fields.len(), letters.len(), "{label}");
+                for (letter, value) in letters.into_iter().zip(fields) {
+                    match letter {
+                        'c' => assert_eq!(value, size, "{label}"),
+                        'L' => assert!(value <= 8 * size, "{label}"),
+                        _ => assert!(value <= size, "{label}"),
+                    }
+                }
+            }
+            for opts in ["-A", "-v"] {
+                let mut cat = Command::new(ours("cat"));
+                cat.arg(opts).arg(&path).env("RAPIDUTILS_INPUT", "map").env("RAPIDUTILS_SIMD", kernel);
+                let out = run_piped(cat, None);
+                let (len, status, stderr) = (out.stdout.len(), &out.status, out.stderr_text());
+                let label = format!("cat {opts} on {kernel}: {len} bytes, {status} {stderr:?}");
+                assert!(out.status == "exit 0" && out.stderr.is_empty(), "{label}");
+                // Each byte is shown as one to four bytes (`M-^?`), and -A adds a `$` per line.
+                assert!((LEN..=5 * LEN).contains(&len), "{label}");
+            }
+        }
+    });
+}
+
 /// GNU cat's output for `data` with `opts`.
 fn run_piped_bytes(tool: &str, opts: &[&str], data: &[u8]) -> Vec<u8> {
     let mut gnu = std::process::Command::new(oracle(tool));

@@ -268,6 +268,17 @@ impl Mapping {
     }
 
     /// The file's bytes as they are when read; zeros from `cut()` on.
+    ///
+    /// Another process may write the file while it is mapped (a log appended to, a file
+    /// rewritten in place). What holds then: the slice's length never changes and every
+    /// address in it stays readable; each byte read is one the file held at some moment of
+    /// the read, or a zero past a new end. What does not: two reads of one byte may differ, so
+    /// output made from the bytes (counts, formatted text) may mix old and new contents, as
+    /// `read` of a file being written can. The readers, cat's formatter and wc's counters
+    /// (hence `pub(crate)`), rely on nothing more: none derives a length, bound or index from
+    /// a byte that a second read would have to confirm, so a changed byte can change the
+    /// output, never memory safety. A reader that needs a stable view copies the bytes first.
+    /// tests/hostile.rs checks counts and output sizes of files rewritten while mapped.
     pub(crate) fn bytes(&self) -> &[u8] {
         self.0.bytes()
     }

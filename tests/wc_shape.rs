@@ -375,16 +375,14 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
 /// small enough to be counted on one thread, which the plugin's counter assumes.
 #[test]
 fn counting_costs_few_instructions_per_byte() {
-    let aarch64 = arch() == "aarch64";
     let dir = TempDir::new("wc-instructions");
     let len = 4 << 20;
     dir.file("text", &mixed_text(len, 91));
     dir.file("tiny", b"x\n");
-    // (options, instructions per byte at most with SWAR masks (the portable build), with SSE2
-    // masks (the portable and sse2 kernels of the others) and with table look-ups). Today:
-    // SWAR -w 25.7, -m 36.2, -L 10.0, -l 0.88; SSE2 -w 9.9, -m 28.6, -L 4.4, -l 0.26; AVX2 -w
-    // 1.85, -m 2.55, -L 2.68, -l 0.13. NEON, under qemu (its own column; the portable kernel
-    // runs NEON too): -w and default 2.92, -m 4.2, -L 3.28, -l 0.21.
+    // (options, instructions per byte at most with SWAR masks (the portable kernel), with SSE2
+    // masks and with table look-ups). Today: SWAR -w 25.7, -m 36.2, -L 10.0, -l 0.88; SSE2 -w
+    // 9.9, -m 28.6, -L 4.4, -l 0.26; AVX2 -w 1.85, -m 2.55, -L 2.68, -l 0.13. NEON, under qemu
+    // (its own column): -w and default 2.92, -m 4.2, -L 3.28, -l 0.21.
     let bounds: [(&str, f64, f64, f64, f64); 5] = [
         ("-w", 40.0, 15.0, 3.0, 4.5),
         ("", 40.0, 15.0, 3.0, 4.5),
@@ -406,9 +404,9 @@ fn counting_costs_few_instructions_per_byte() {
             assert!(tiny > 50_000 && text > tiny + len as u64 / 8, "wc {opts} with {kernel}: {tiny}, {text}");
             let per_byte = (text - tiny) as f64 / len as f64;
             let bound = match kernel {
-                _ if cfg!(feature = "portable") => swar,
-                "portable" | "neon" if aarch64 => neon,
-                "portable" | "sse2" => sse2,
+                "portable" => swar,
+                "neon" => neon,
+                "sse2" => sse2,
                 _ => vector,
             };
             eprintln!("wc {opts} with {kernel}: {per_byte:.2} instructions per byte");

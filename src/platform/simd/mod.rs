@@ -7,7 +7,8 @@
 //! (x86-64's baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs` (with two kernels for CPUs with
 //! VBMI and VBMI2: cat's notation, `x86_64/notation.rs`, and the UTF-8 batch check,
 //! `x86_64/utf8.rs`), `aarch64.rs` (NEON, aarch64's baseline) and `swar.rs` (plain Rust,
-//! 8 bytes at a time: the block of every other target and of the `portable` build).
+//! 8 bytes at a time: the portable kernel everywhere, and the only block of other targets and
+//! of the `portable` build).
 //! [`with_masks`] is the one place a kernel is chosen: it runs the caller's work ([`WithMasks`])
 //! with the masks of the kernel asked for ([`Kernel::best`], from the one feature source,
 //! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
@@ -19,14 +20,7 @@ use std::sync::OnceLock;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
 mod aarch64;
 mod generic;
-// The baseline where there is no vector set; the tests check it on every build.
-#[cfg(any(
-    test,
-    not(any(
-        all(target_arch = "x86_64", not(feature = "portable")),
-        all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
-    ))
-))]
+// The portable kernel, on every build.
 mod swar;
 #[cfg(test)]
 mod tests;
@@ -35,8 +29,8 @@ mod x86_64;
 
 pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX};
 
-/// The block every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64, SWAR elsewhere
-/// and with `portable`.
+/// The vector set every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64 (none
+/// elsewhere and with `portable`: SWAR stands in).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 type Baseline = x86_64::Sse2;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
@@ -50,9 +44,8 @@ type Baseline = swar::Swar;
 /// An instruction set a kernel is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
-    /// No run-time detected instruction set: the build's baseline (SSE2 on x86-64, NEON on
-    /// aarch64), or plain Rust 8 bytes at a time (SWAR) on other targets and in the portable
-    /// build.
+    /// No vector instruction set: plain Rust, 8 bytes at a time (SWAR), the same code on every
+    /// target, and the only kernel of the portable build.
     Portable,
     /// aarch64's baseline.
     Neon,
@@ -108,9 +101,8 @@ impl Kernel {
         let has_all = features.has_all(self.target_features());
         match self {
             Kernel::Portable => true,
-            // NEON is aarch64's baseline, which the portable kernel runs too; what
-            // `GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD` turns off is the name, so that `wc --debug`
-            // says what GNU's does.
+            // NEON is aarch64's baseline; `GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD` turns it off,
+            // so that `wc --debug` says what GNU's does (the portable kernel runs then).
             Kernel::Neon => self.in_build() && features.neon,
             Kernel::Sse2 => self.in_build() && features.sse2,
             Kernel::Avx2 => self.in_build() && has_all && !features.avx2_disabled,
@@ -353,8 +345,8 @@ pub trait WithMasks {
 /// Runs `work` with the block masks of `kernel` (or of the best one below it this build and CPU
 /// have, [`Kernel::or_below`]), from a function compiled for that instruction set: for AVX2 and
 /// AVX-512 also BMI1/2, POPCNT and LZCNT ([`Kernel::target_features`]), so what `work` inlines
-/// uses `popcnt`, `tzcnt`, `lzcnt` and VEX or EVEX encodings too. The portable kernel runs with
-/// the build's baseline masks, as the baseline kernel (SSE2 on x86-64, NEON on aarch64) does.
+/// uses `popcnt`, `tzcnt`, `lzcnt` and VEX or EVEX encodings too. The portable kernel runs the
+/// SWAR masks; the baseline kernels (SSE2 on x86-64, NEON on aarch64) the baseline's.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
     match kernel.or_below() {
@@ -365,6 +357,8 @@ pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
         // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         Kernel::Avx2 => unsafe { x86_64::with_avx2(work) },
+        // SAFETY: SWAR is plain Rust: every CPU runs it.
+        Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(false) }),
         // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.
         _ => work.run(unsafe { Masks::<Baseline>::new(false) }),
     }

@@ -1,6 +1,6 @@
-//! SWAR ("SIMD within a register": eight 64-bit words of plain Rust): the block of every target
-//! without a vector set the build uses (and of the `portable` build), and the portable kernel's
-//! line counter everywhere. Each word holds eight of the block's bytes, byte i of the block in
+//! SWAR ("SIMD within a register": eight 64-bit words of plain Rust): the portable kernel's
+//! block on every target, and the baseline of targets without a vector set the build uses (and
+//! of the `portable` build). Each word holds eight of the block's bytes, byte i of the block in
 //! bits `8 * (i % 8)..` of word `i / 8` whatever the CPU's byte order; a byte's carry or borrow
 //! never reaches the next byte.
 

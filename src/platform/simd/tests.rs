@@ -1,6 +1,4 @@
-use super::{
-    Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, Utf8Ranges, WithMasks, swar, with_masks,
-};
+use super::{Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, Utf8Ranges, WithMasks, with_masks};
 
 /// The kernels this build and CPU can run: the portable one always, and without the
 /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
@@ -83,22 +81,17 @@ impl WithMasks for Probe<'_> {
     }
 }
 
-/// `probe()` (a new one each time) asked of the masks of every kernel this build and CPU have,
-/// and of the SWAR masks, which every build has (the portable build and targets without a
-/// vector set run them): each answer with the name of what gave it. (The portable kernel's
-/// masks are the baseline kernel's, or SWAR where there is none: not asked twice.)
+/// `probe()` (a new one each time) asked of the masks of every kernel this build and CPU have
+/// (the portable kernel's are SWAR's): each answer with the name of what gave it.
 fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static str, Answer)> {
-    let kernels = kernels(test).into_iter().filter(|&k| k != Kernel::Portable);
-    let mut answers: Vec<_> = kernels.map(|k| (k.name(), with_masks(k, probe()))).collect();
-    // SAFETY: SWAR is plain Rust: every CPU runs it.
-    answers.push(("swar", probe().run(unsafe { Masks::<swar::Swar>::new(false) })));
+    let answers = kernels(test).into_iter().map(|k| (k.name(), with_masks(k, probe())));
     // Where the AVX-512 kernel runs its VBMI loops, its masks without them too.
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if with_masks(Kernel::Avx512, VbmiUsed) {
+    let answers = answers.chain(with_masks(Kernel::Avx512, VbmiUsed).then(|| {
         // SAFETY: the AVX-512 kernel runs here (`with_masks` gave its masks), without VBMI.
-        answers.push(("avx512 without vbmi", unsafe { super::x86_64::with_avx512(probe(), false) }));
-    }
-    answers
+        ("avx512 without vbmi", unsafe { super::x86_64::with_avx512(probe(), false) })
+    }));
+    answers.collect()
 }
 
 /// Whether the masks run the VBMI kernels (only AVX-512's can).

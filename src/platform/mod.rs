@@ -311,7 +311,28 @@ pub fn fstat(fd: Fd) -> io::Result<FileInfo> {
     if unsafe { libc::fstat(fd, &mut st) } != 0 {
         return Err(last_error());
     }
-    let kind = match st.st_mode & libc::S_IFMT {
+    Ok(FileInfo {
+        kind: kind_of(st.st_mode),
+        size: st.st_size as u64,
+        #[allow(clippy::unnecessary_cast)] // dev_t is u32 on some targets
+        dev: st.st_dev as u64,
+        #[allow(clippy::unnecessary_cast)]
+        ino: st.st_ino as u64,
+        blksize: st.st_blksize as u64,
+    })
+}
+
+/// `stat` of `path`, as [`fstat`] gives it of a descriptor.
+pub fn stat(path: &std::path::Path) -> io::Result<FileInfo> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    #[allow(clippy::unnecessary_cast)] // mode_t is u16 on some targets
+    let kind = kind_of(m.mode() as libc::mode_t);
+    Ok(FileInfo { kind, size: m.size(), dev: m.dev(), ino: m.ino(), blksize: m.blksize() })
+}
+
+fn kind_of(mode: libc::mode_t) -> FileKind {
+    match mode & libc::S_IFMT {
         libc::S_IFREG => FileKind::Regular,
         libc::S_IFDIR => FileKind::Directory,
         libc::S_IFIFO => FileKind::Pipe,
@@ -320,16 +341,7 @@ pub fn fstat(fd: Fd) -> io::Result<FileInfo> {
         libc::S_IFSOCK => FileKind::Socket,
         libc::S_IFLNK => FileKind::Symlink,
         _ => FileKind::Other,
-    };
-    Ok(FileInfo {
-        kind,
-        size: st.st_size as u64,
-        #[allow(clippy::unnecessary_cast)] // dev_t is u32 on some targets
-        dev: st.st_dev as u64,
-        #[allow(clippy::unnecessary_cast)]
-        ino: st.st_ino as u64,
-        blksize: st.st_blksize as u64,
-    })
+    }
 }
 
 /// The C library's text for an errno value, exactly as GNU tools print it (`strerror`), in the

@@ -164,26 +164,7 @@ struct Wc {
 fn input_stat(name: Option<&[u8]>) -> Option<FileInfo> {
     match name {
         None | Some(b"-") => platform::fstat(platform::STDIN).ok(),
-        Some(path) => std::fs::metadata(OsStr::from_bytes(path)).ok().map(|m| {
-            use std::os::unix::fs::{FileTypeExt, MetadataExt};
-            let t = m.file_type();
-            let kind = if t.is_file() {
-                FileKind::Regular
-            } else if t.is_dir() {
-                FileKind::Directory
-            } else if t.is_fifo() {
-                FileKind::Pipe
-            } else if t.is_char_device() {
-                FileKind::CharDevice
-            } else if t.is_block_device() {
-                FileKind::BlockDevice
-            } else if t.is_socket() {
-                FileKind::Socket
-            } else {
-                FileKind::Other
-            };
-            FileInfo { kind, size: m.size(), dev: m.dev(), ino: m.ino(), blksize: m.blksize() }
-        }),
+        Some(path) => platform::stat(std::path::Path::new(OsStr::from_bytes(path))).ok(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Character classes of the running locale, as `wc` uses them: per byte for single-byte
 //! locales, per character (cached per 256-character page) for multibyte ones.
 
-use super::utf8::Utf8Spaces;
+use super::utf8;
+use crate::platform::simd::BytePatterns;
 use crate::platform::{self, Charset};
 use std::cell::OnceCell;
 
@@ -132,7 +133,7 @@ pub struct ByteClasses {
     pub(super) high_unprintable: bool,
     pub(super) wide: WideClasses,
     /// The multibyte word separators of a UTF-8 locale as byte patterns, made on first use.
-    pub(super) utf8_spaces: OnceCell<Option<Utf8Spaces>>,
+    pub(super) utf8_spaces: OnceCell<Option<BytePatterns>>,
     /// See `narrow_below_u1000`.
     pub(super) narrow_below_u1000: OnceCell<bool>,
 }
@@ -183,8 +184,9 @@ impl ByteClasses {
         *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(|wc| self.wide.get(wc) & WIDTH_BITS <= 1))
     }
 
-    /// [`Utf8Spaces`] of this locale (None when they do not fit its shape).
-    pub(super) fn utf8_spaces(&self) -> Option<&Utf8Spaces> {
-        self.utf8_spaces.get_or_init(|| Utf8Spaces::new(|cp| self.wide.classify(cp) & SPACE_BIT != 0)).as_ref()
+    /// The multibyte white space of this locale as byte patterns (`utf8::utf8_spaces`; None
+    /// when they do not fit).
+    pub(super) fn utf8_spaces(&self) -> Option<&BytePatterns> {
+        self.utf8_spaces.get_or_init(|| utf8::utf8_spaces(|cp| self.wide.classify(cp) & SPACE_BIT != 0)).as_ref()
     }
 }

@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
 mod aarch64;
 mod generic;
+mod patterns;
 // The portable kernel, on every build.
 mod swar;
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod tests;
 mod x86_64;
 
 pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX};
+pub use patterns::{BY_COMPARES, BY_SELECTION, BY_TOP, BytePatterns};
 
 /// The vector set every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64 (none
 /// elsewhere and with `portable`: SWAR stands in).

@@ -3,8 +3,7 @@
 
 use super::Counter;
 use crate::platform;
-use crate::platform::simd::{Block64, Masks, NibblePatterns, TALLY_MAX};
-use crate::wc::utf8::Utf8Spaces;
+use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks, TALLY_MAX};
 
 /// When to look for the lead bytes of multibyte spaces before looking the spaces up (with
 /// table look-ups; see `WordWindows::sparse`): the look-up costs more than the rest of a
@@ -55,7 +54,7 @@ impl LeadFilter {
 impl Counter<'_> {
     /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
     /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
-    /// see [`Utf8Spaces`]), and words end where white space
+    /// see `utf8::utf8_spaces`), and words end where white space
     /// follows a word byte, whatever the script: nothing is decoded. Stops two bytes before the
     /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
     /// space; the bytes of any other character it stops inside are word bytes either way.
@@ -74,16 +73,10 @@ impl Counter<'_> {
             return from;
         };
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
-        // How a window's multibyte spaces are found, decided once (see `WordWindows::look_up`).
-        let (how, nibbles) = match &spaces.nibbles {
-            Some(nibbles @ (_, 0x80, _)) if B::TABLE_LOOKUPS => (BY_TOP, nibbles),
-            Some(nibbles) if B::TABLE_LOOKUPS => (BY_SELECTION, nibbles),
-            _ => (BY_COMPARES, &NO_NIBBLES),
-        };
-        let run_spaces = (spaces, nibbles);
-        // With table look-ups, windows without the lead byte of a space may skip them (without,
-        // `mask` itself starts with the leads).
-        let filtered = B::TABLE_LOOKUPS;
+        // How a window's multibyte spaces are found, decided once: the kernel's cheapest way.
+        // Where it is a table look-up, windows without the lead byte of a space may skip it.
+        let how = m.pattern_way(spaces);
+        let filtered = how != BY_COMPARES;
         let mut i = from;
         // Windows begin where the 66 bytes they need are there.
         while buf.len() - i >= 66 {
@@ -91,11 +84,11 @@ impl Counter<'_> {
             let windows = &buf[i..i + 64 * batch + 2];
             let filter = filtered && self.lead_filter.on();
             let (hits, lines) = match (how, filter) {
-                (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, run_spaces, windows),
-                (BY_TOP, false) => run.dense::<B, BY_TOP>(m, run_spaces, windows),
-                (BY_SELECTION, true) => run.sparse::<B, BY_SELECTION>(m, run_spaces, windows),
-                (BY_SELECTION, false) => run.dense::<B, BY_SELECTION>(m, run_spaces, windows),
-                _ => run.dense::<B, BY_COMPARES>(m, run_spaces, windows),
+                (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, spaces, windows),
+                (BY_TOP, false) => run.dense::<B, BY_TOP>(m, spaces, windows),
+                (BY_SELECTION, true) => run.sparse::<B, BY_SELECTION>(m, spaces, windows),
+                (BY_SELECTION, false) => run.dense::<B, BY_SELECTION>(m, spaces, windows),
+                _ => run.dense::<B, BY_COMPARES>(m, spaces, windows),
             };
             match filter {
                 true => self.lead_filter.sampled(hits),
@@ -148,18 +141,6 @@ impl Counter<'_> {
     }
 }
 
-/// How [`WordWindows`] finds multibyte spaces: table look-ups with glibc's layout (the one
-/// two-byte pattern in bit 7), table look-ups with selection masks, or compares.
-const BY_TOP: u8 = 0;
-const BY_SELECTION: u8 = 1;
-const BY_COMPARES: u8 = 2;
-
-/// The nibble patterns given where spaces are found by compares (never looked at).
-static NO_NIBBLES: (NibblePatterns, u8, u8) = (NibblePatterns { lo: [[0; 16]; 3], hi: [[0; 16]; 3] }, 0, 0);
-
-/// The spaces, and their nibble patterns (or [`NO_NIBBLES`]).
-type RunSpaces<'a> = (&'a Utf8Spaces, &'a (NibblePatterns, u8, u8));
-
 /// The state of [`Counter::words_run`] from one window to the next.
 struct WordWindows {
     /// The bytes of a multibyte space that began in the last window and go on in this one.
@@ -175,7 +156,7 @@ impl WordWindows {
     /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
     /// ends.
     #[inline(always)]
-    fn dense<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+    fn dense<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: &BytePatterns, windows: &[u8]) -> (u32, u64) {
         let mut lines = m.tally_new();
         let mut at = 0;
         while let Some(window) = windows.get(at..at + 66) {
@@ -185,7 +166,7 @@ impl WordWindows {
             let mut space = m.ascii_space(block, None) | self.carry;
             self.carry = 0;
             if m.high(block) != 0 {
-                let (mb, next) = Self::look_up::<B, HOW>(m, spaces, window);
+                let (mb, next) = m.pattern_bytes::<HOW>(window, spaces);
                 space |= mb;
                 self.carry = next;
             }
@@ -205,7 +186,7 @@ impl WordWindows {
     /// second looks up those that do, one after the other (a loop over a bit mask, whose only
     /// hard-to-guess branch is its end); the third counts the words.
     #[inline(always)]
-    fn sparse<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: RunSpaces<'_>, windows: &[u8]) -> (u32, u64) {
+    fn sparse<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: &BytePatterns, windows: &[u8]) -> (u32, u64) {
         let n = (windows.len() - 2) / 64;
         // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
         // and those that go on from the window before (the last slot: past the batch). Only
@@ -222,7 +203,7 @@ impl WordWindows {
             platform::simd::prefetch_ahead(windows, at);
             let block: &[u8; 64] = windows[at..at + 64].try_into().unwrap();
             *slot = m.ascii_space(block, None);
-            look |= u64::from(m.may_start(block, &spaces.1.0)) << k;
+            look |= u64::from(m.may_begin(block, spaces)) << k;
             lines = m.tally(lines, block, b'\n');
         }
         let mut todo = look;
@@ -230,30 +211,13 @@ impl WordWindows {
             let k = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             let window: &[u8; 66] = windows[64 * k..64 * k + 66].try_into().unwrap();
-            (multi[k], carried[k + 1]) = Self::look_up::<B, HOW>(m, spaces, window);
+            (multi[k], carried[k + 1]) = m.pattern_bytes::<HOW>(window, spaces);
         }
         for k in 0..n {
             self.words(ascii[k] | multi[k] | carried[k]);
         }
         self.carry = carried[n];
         (look.count_ones(), m.tally_total(lines))
-    }
-
-    /// The bytes of the multibyte spaces that begin in `window[..64]`, and those past it.
-    #[inline(always)]
-    fn look_up<B: Block64, const HOW: u8>(
-        m: Masks<B>,
-        (spaces, nibbles): RunSpaces<'_>,
-        window: &[u8; 66],
-    ) -> (u64, u64) {
-        match HOW {
-            BY_TOP => Utf8Spaces::spread(m.pattern_starts_top(window, &nibbles.0)),
-            BY_SELECTION => Utf8Spaces::mask_by_tables(m, nibbles, window),
-            _ => {
-                let (block, after) = window.split_first_chunk::<64>().unwrap();
-                spaces.mask(m, block, after.try_into().unwrap())
-            }
-        }
     }
 
     /// The words that end in a window whose white space is `space`.

@@ -423,8 +423,8 @@ impl Formatter {
                 (false, true) => &MAP_ENDS,
                 (false, false) => &MAP_PLAIN,
             };
-            // Where the CPU has a kernel that writes whole blocks' notation (AVX-512 VBMI2),
-            // it does all it can and the table maps the rest.
+            // Where the kernel writes whole blocks' notation (`Masks::notation_blocks`; some
+            // CPUs only), it does all it can and the table maps the rest.
             let room = &mut out.data[out.len..];
             let (done, written) =
                 m.notation_blocks(input, self.opts.show_tabs, self.opts.show_ends, room).unwrap_or((0, 0));

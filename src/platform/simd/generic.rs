@@ -221,9 +221,6 @@ pub struct Masks<B> {
 pub struct Tally<B>(B);
 
 impl<B: Block64> Masks<B> {
-    /// See [`Block64::TABLE_LOOKUPS`].
-    pub const TABLE_LOOKUPS: bool = B::TABLE_LOOKUPS;
-
     /// # Safety
     /// The CPU has `B`'s instruction set and, with `vbmi`, AVX-512 VBMI and VBMI2; what uses
     /// the masks is compiled for `B`'s set.

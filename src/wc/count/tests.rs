@@ -162,8 +162,9 @@ pub(super) fn want_from_bits(bits: u8) -> Want {
     }
 }
 
-/// Counts `input` cut at `cuts` with each kernel's block masks (baseline SSE2 or SWAR for
-/// portable and sse2; AVX2 and AVX-512 where the CPU has them) and through `feed` (the best).
+/// Counts `input` cut at `cuts` with each kernel's block masks (SWAR for portable, the
+/// baseline's for sse2 and neon; AVX2 and AVX-512 where the CPU has them) and through `feed`
+/// (the best).
 fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
     let classes = ByteClasses::new(charset, false);
     let mut results = Vec::new();

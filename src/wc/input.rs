@@ -9,7 +9,7 @@ use super::count::{self, ClassShape, Counter, Counts, Want};
 use super::plan::{self, Count, Path};
 use crate::common::regular_file::{self, Share, Stop};
 use crate::platform::{self, Charset, Fd, FileInfo};
-use std::io;
+use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
 /// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
 const BUFFER_SIZE: usize = 64 * 1024;
@@ -451,47 +451,13 @@ impl Buffers {
     }
 }
 
-/// Reads NUL-terminated names (the last may lack its NUL) from a descriptor, a chunk at a time.
-pub(super) struct NameReader {
-    fd: Fd,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    eof: bool,
-}
-
-impl NameReader {
-    pub(super) fn new(fd: Fd) -> NameReader {
-        NameReader { fd, buf: vec![0; BUFFER_SIZE], start: 0, end: 0, eof: false }
-    }
-
-    pub(super) fn next_name(&mut self) -> io::Result<Option<Vec<u8>>> {
-        loop {
-            if let Some(p) = memchr::memchr(0, &self.buf[self.start..self.end]) {
-                let name = self.buf[self.start..self.start + p].to_vec();
-                self.start += p + 1;
-                return Ok(Some(name));
-            }
-            if self.eof {
-                if self.start < self.end {
-                    let name = self.buf[self.start..self.end].to_vec();
-                    self.start = self.end;
-                    return Ok(Some(name));
-                }
-                return Ok(None);
-            }
-            // Keep the partial name, make room, read more.
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-            if self.end == self.buf.len() {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            match platform::read(self.fd, &mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
-                Err(err) => return Err(err),
-            }
+/// The NUL-terminated names (the last may lack its NUL) read from `fd`, for `--files0-from`.
+pub(super) fn names(fd: Fd) -> impl Iterator<Item = io::Result<Vec<u8>>> {
+    struct FdRead(Fd);
+    impl io::Read for FdRead {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            platform::read(self.0, buf)
         }
     }
+    io::BufReader::with_capacity(BUFFER_SIZE, FdRead(fd)).split(0)
 }

@@ -22,7 +22,7 @@ use crate::common::i18n::{format, tr, trf};
 use crate::common::{Arg, diag, help, quote, sink};
 use crate::platform::{self, Charset, FileInfo, FileKind};
 use count::{Counts, Want};
-use input::{Counting, NameReader};
+use input::Counting;
 use plan::Count;
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -254,7 +254,7 @@ impl Wc {
             }
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
-        let mut names = NameReader::new(fd);
+        let names = input::names(fd);
         // GNU reads a regular list file whole when it is at most 10 MiB (and half the available
         // memory); a larger one is streamed like a pipe, so the widths do not depend on the files.
         const LIST_IN_MEMORY: u64 = 10 * 1024 * 1024;
@@ -263,19 +263,12 @@ impl Wc {
         let mut n_args = 0;
         if regular {
             // All names first (a regular list file): the widths can consider every input.
-            let mut all = Vec::new();
-            loop {
-                match names.next_name() {
-                    Ok(Some(name)) => all.push(name),
-                    Ok(None) => break,
-                    Err(_) => {
-                        // GNU reads a regular list whole first, and gives up when it cannot.
-                        diag::error(&trf(c"cannot read file names from %s", &[&quote::quote_always(list_name)]));
-                        self.ok = false;
-                        return Ok(());
-                    }
-                }
-            }
+            let Ok(all) = names.collect::<io::Result<Vec<_>>>() else {
+                // GNU reads a regular list whole first, and gives up when it cannot.
+                diag::error(&trf(c"cannot read file names from %s", &[&quote::quote_always(list_name)]));
+                self.ok = false;
+                return Ok(());
+            };
             // Closed before counting, as GNU does (with standard input closed, the list file
             // was given descriptor 0, and a `-` among the names must not read it).
             drop(file.take());
@@ -290,26 +283,21 @@ impl Wc {
                 self.list_entry(list_name, from_stdin, name, n_args, stat)?;
             }
         } else {
-            loop {
-                match names.next_name() {
-                    Ok(Some(name)) => {
+            for name in names {
+                match name {
+                    Ok(name) => {
                         n_args += 1;
                         self.list_entry(list_name, from_stdin, &name, n_args, StartStat::NotTaken)?;
                     }
-                    Ok(None) => break,
                     Err(err) => {
-                        self.list_read_error(list_name, &err);
+                        diag::error_errno(&trf(c"%s: read error", &[&quote::quotef(list_name)]), &err);
+                        self.ok = false;
                         break;
                     }
                 }
             }
         }
         self.print_total(n_args)
-    }
-
-    fn list_read_error(&mut self, list_name: &[u8], err: &io::Error) {
-        diag::error_errno(&trf(c"%s: read error", &[&quote::quotef(list_name)]), err);
-        self.ok = false;
     }
 
     /// One name from `--files0-from`, with GNU's diagnostics for `-` and empty names.

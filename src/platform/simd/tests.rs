@@ -384,22 +384,36 @@ fn may_start_finds_a_first_byte_anywhere() {
 #[test]
 fn utf8_errors_match_the_reference() {
     let reference = |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
+    let plant = |w: &mut [u8; 67], next: &mut dyn FnMut() -> u64| {
+        w[3 + (next() as usize) % 64] =
+            [0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff, b'a'][(next() as usize) % 11]
+    };
+    utf8_windows(0x1234_5678_9abc_def0, plant, |round, w| {
+        let (want, what) = (Answer::Utf8Errors(reference(w)), format!("round {round}: {w:02x?}"));
+        assert_every_block("utf8_errors_match_the_reference", || Probe::Utf8Errors(w), &want, &what);
+    });
+}
+
+/// Windows of 67 bytes for the UTF-8 tests, each handed to `check` with its round: from valid
+/// text of every length of form, in rounds of four kinds: as they are, one byte replaced at
+/// random, `plant`'s change (given the random source), all bytes random.
+fn utf8_windows(
+    seed: u64,
+    mut plant: impl FnMut(&mut [u8; 67], &mut dyn FnMut() -> u64),
+    mut check: impl FnMut(usize, &[u8; 67]),
+) {
     let text: Vec<u8> = "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
-    let mut next = crate::testing::xorshift(0x1234_5678_9abc_def0u64);
+    let mut next = crate::testing::xorshift(seed);
     for round in 0..rounds(4000) {
         let at = (next() as usize) % (text.len() - 67);
         let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
         match round % 4 {
             0 => {}
             1 => w[(next() as usize) % 67] = next() as u8,
-            2 => {
-                w[3 + (next() as usize) % 64] =
-                    [0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff, b'a'][(next() as usize) % 11]
-            }
+            2 => plant(&mut w, &mut next),
             _ => w = std::array::from_fn(|_| next() as u8),
         }
-        let (want, what) = (Answer::Utf8Errors(reference(&w)), format!("round {round}: {w:02x?}"));
-        assert_every_block("utf8_errors_match_the_reference", || Probe::Utf8Errors(&w), &want, &what);
+        check(round, &w);
     }
 }
 
@@ -442,24 +456,15 @@ fn utf8_starts_match_the_reference() {
             (0..64).filter(|&i| w[i] >= 0x80 && one_char(&w[i..i + n])).map(|i| 1u64 << i).sum()
         })
     };
-    let text: Vec<u8> = "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
-    let mut next = crate::testing::xorshift(0x0bad_5eed_1234_5678u64);
-    for round in 0..rounds(4000) {
-        let at = (next() as usize) % (text.len() - 67);
-        let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
-        match round % 4 {
-            0 => {}
-            1 => w[(next() as usize) % 67] = next() as u8,
-            2 => {
-                let i = (next() as usize) % 64;
-                w[i] = [0xe0, 0xed, 0xf0, 0xf4, 0xc0, 0xc2, 0xf5][(next() as usize) % 7];
-                w[i + 1] = 0x80 + (next() as u8) % 0x40;
-            }
-            _ => w = std::array::from_fn(|_| next() as u8),
-        }
-        let (want, what) = (Answer::Utf8Starts(reference(&w)), format!("round {round}: {w:02x?}"));
-        assert_every_block("utf8_starts_match_the_reference", || Probe::Utf8Starts(&w), &want, &what);
-    }
+    let plant = |w: &mut [u8; 67], next: &mut dyn FnMut() -> u64| {
+        let i = (next() as usize) % 64;
+        w[i] = [0xe0, 0xed, 0xf0, 0xf4, 0xc0, 0xc2, 0xf5][(next() as usize) % 7];
+        w[i + 1] = 0x80 + (next() as u8) % 0x40;
+    };
+    utf8_windows(0x0bad_5eed_1234_5678, plant, |round, w| {
+        let (want, what) = (Answer::Utf8Starts(reference(w)), format!("round {round}: {w:02x?}"));
+        assert_every_block("utf8_starts_match_the_reference", || Probe::Utf8Starts(w), &want, &what);
+    });
 }
 
 /// Every kernel's batch check (`utf8_continuation`) against the byte-by-byte reference, over 1

@@ -7,7 +7,7 @@ use super::StartStat;
 use super::classes::ByteClasses;
 use super::count::{self, ClassShape, Counter, Counts, Want};
 use super::plan::{self, Count, Path};
-use crate::common::regular_file::{self, Share, Stop};
+use crate::common::regular_file::{self, Consumer, Share, Stop};
 use crate::platform::{self, Charset, Fd, FileInfo};
 use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
@@ -93,45 +93,38 @@ impl Counting {
         count: Count,
         share: Option<&Share>,
     ) -> (Counts, Option<io::Error>) {
-        let buffers = &mut self.buffers;
-        let mut counts = Counts::default();
-        let add_bytes = |counts: &mut Counts, chunk: &[u8]| counts.bytes += chunk.len() as u64;
-        let error = match count {
-            Count::Bytes => feed_input(fd, file, buffers, &mut counts, add_bytes, share),
-            Count::Lines => feed_input(fd, file, buffers, &mut counts, count::add_lines_and_bytes, share),
-            Count::Counter(pass) => {
-                let classes = self.classes.as_ref().expect("words, characters or widths load the classes");
-                let mut counter = Counter::new(self.want, classes, self.charset, pass);
-                let error = feed_input(fd, file, buffers, &mut counter, |c, chunk| c.feed(chunk), share);
-                counts = counter.finish();
-                error
-            }
+        let mut tally = Tally::new(count, self.want, self.classes.as_ref(), self.charset);
+        let error = match file {
+            Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, share),
+            None => self.buffers.read_all(fd, |chunk| tally.feed(chunk)),
         };
-        (counts, error)
+        (tally.finish(), error)
     }
 
     /// A large regular file on a machine where we may use two CPUs: this thread counts from
     /// the front as it would alone (mapped or read, whichever is cheaper here), a second one
-    /// takes chunks from the end (sized to the file), cut after line ends, until they meet
-    /// (`count_end`): a second CPU that is busy costs nothing, it just takes fewer chunks.
-    /// Only for files wc opened itself: their offset does not matter afterwards.
+    /// takes chunks from the end, cut after line ends, until they meet
+    /// (`regular_file::feed_end`): a second CPU that is busy costs nothing, it just takes fewer
+    /// chunks. Only for files wc opened itself: their offset does not matter afterwards.
     fn count_on_two_threads(&mut self, fd: Fd, info: FileInfo, count: Count) -> (Counts, Option<io::Error>) {
         let Ok(start) = platform::current_offset(fd) else {
             return self.count_here(fd, Some(&info), count, None);
         };
         let share = Share::new(start);
         let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
+        let needs_classes = self.classes.is_some();
         let ((front, front_error), end) = std::thread::scope(|scope| {
             let share = &share;
             let end = std::thread::Builder::new().spawn_scoped(scope, move || {
                 // The classes cache what the C library says: each thread has its own.
-                let own = match count {
-                    Count::Counter(pass) => Some((ByteClasses::new(charset, posixly_correct), pass)),
-                    _ => None,
-                };
-                let fresh = own.as_ref().map(|(classes, pass)| Counter::new(want, classes, charset, *pass));
+                let classes = needs_classes.then(|| ByteClasses::new(charset, posixly_correct));
+                let fresh = Tally::new(count, want, classes.as_ref(), charset);
                 let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
-                io::Result::Ok(count_end(fresh.as_ref(), fd, info.size, share, buf.as_mut_slice()))
+                let mut total = Counts::default();
+                let add = |tally: Tally| total = sum(&total, &tally.finish());
+                let result =
+                    regular_file::feed_end(fd, info.size, share, b'\n', buf.as_mut_slice(), || fresh.clone(), add);
+                io::Result::Ok((total, result.err()))
             });
             // No thread to be had: this one counts it all (the end claims nothing).
             let front = self.count_here(fd, Some(&info), count, Some(share).filter(|_| end.is_ok()));
@@ -145,6 +138,68 @@ impl Counting {
             Ok(Err(_)) => (front, Some(io::Error::other("the second counting thread failed"))),
             Err(_) => (front, None),
         }
+    }
+}
+
+/// One input's count as it goes, as [`Count`] says: bytes, lines and bytes, or the full
+/// counter. It is cloned before each mapped piece (a counter is a few hundred bytes) and put
+/// back when the piece reached past the file's end (`regular_file::Consumer`).
+#[derive(Clone)]
+enum Tally<'a> {
+    Bytes(Counts),
+    Lines(Counts),
+    Counter(Counter<'a>),
+}
+
+impl<'a> Tally<'a> {
+    fn new(count: Count, want: Want, classes: Option<&'a ByteClasses>, charset: Charset) -> Tally<'a> {
+        match count {
+            Count::Bytes => Tally::Bytes(Counts::default()),
+            Count::Lines => Tally::Lines(Counts::default()),
+            Count::Counter(pass) => {
+                let classes = classes.expect("words, characters or widths load the classes");
+                Tally::Counter(Counter::new(want, classes, charset, pass))
+            }
+        }
+    }
+
+    fn finish(self) -> Counts {
+        match self {
+            Tally::Bytes(counts) | Tally::Lines(counts) => counts,
+            Tally::Counter(counter) => counter.finish(),
+        }
+    }
+}
+
+impl regular_file::Consumer for Tally<'_> {
+    type Mark = Self;
+    type Error = std::convert::Infallible;
+
+    fn mark(&self) -> Self {
+        self.clone()
+    }
+
+    fn rewind(&mut self, mark: Self) {
+        *self = mark;
+    }
+
+    fn feed(&mut self, chunk: &[u8]) {
+        match self {
+            Tally::Bytes(counts) => counts.bytes += chunk.len() as u64,
+            Tally::Lines(counts) => count::add_lines_and_bytes(counts, chunk),
+            Tally::Counter(counter) => counter.feed(chunk),
+        }
+    }
+}
+
+/// The counts of two pieces of an input cut after a line end.
+fn sum(a: &Counts, b: &Counts) -> Counts {
+    Counts {
+        lines: a.lines + b.lines,
+        words: a.words + b.words,
+        chars: a.chars + b.chars,
+        bytes: a.bytes + b.bytes,
+        max_line_length: a.max_line_length.max(b.max_line_length),
     }
 }
 
@@ -190,210 +245,26 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
     }
 }
 
-/// Feeds what is left of `fd` to `feed` (a read error stops it, and is returned): a regular
-/// file (`file`: what `fstat` said of it) by the cheaper of mapping and reading here
-/// (`regular_file`), anything else by reads. With `share`, another thread counts the file's
-/// end (see `regular_file::Share`).
-fn feed_input<S: Clone>(
+/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `tally`
+/// by the cheaper of mapping and reading here (`regular_file`); a read error stops it, and is
+/// returned. With `share`, another thread counts the file's end (see `regular_file::Share`).
+fn feed_file(
     fd: Fd,
-    file: Option<&FileInfo>,
+    info: &FileInfo,
     buffers: &mut Buffers,
-    state: &mut S,
-    mut feed: impl FnMut(&mut S, &[u8]),
+    tally: &mut Tally,
     share: Option<&Share>,
 ) -> Option<io::Error> {
-    let Some(info) = file else {
-        return buffers.read_all(fd, |chunk| feed(state, chunk));
-    };
     let buf = if info.size > BUFFER_SIZE as u64 { buffers.big() } else { buffers.small() };
     let buf = match buf {
         Ok(buf) => buf,
         Err(err) => return Some(err),
     };
-    match regular_file::feed(fd, info, buf, MAP_PIECE, &mut Fed { state, feed }, share) {
+    match regular_file::feed(fd, info, buf, MAP_PIECE, tally, share) {
         Ok(()) => None,
         Err(Stop::Read(err)) => Some(err),
         Err(Stop::Output(never)) => match never {},
     }
-}
-
-/// A count fed by a function, as a regular file's consumer: the count is cloned before each
-/// mapped piece (a counter is a few hundred bytes) and put back when the piece reached past
-/// the file's end.
-struct Fed<'a, S, F> {
-    state: &'a mut S,
-    feed: F,
-}
-
-impl<S: Clone, F: FnMut(&mut S, &[u8])> regular_file::Consumer for Fed<'_, S, F> {
-    type Mark = S;
-    type Error = std::convert::Infallible;
-
-    fn mark(&self) -> S {
-        self.state.clone()
-    }
-
-    fn rewind(&mut self, mark: S) {
-        *self.state = mark;
-    }
-
-    fn feed(&mut self, bytes: &[u8]) {
-        (self.feed)(self.state, bytes);
-    }
-}
-
-/// A file's end counted on a second thread while the first counts from the front
-/// (`regular_file::Share`): chunks of [`chunk`] bytes from the end (`size`, what `fstat` said)
-/// backwards, each starting after a line end (no word, line or character spans one, so the
-/// counts add up; the longest line is the larger), read with `pread` into `buf`, or mapped
-/// where the front maps the file (the cheaper way here, the front's chooser found). The first
-/// chunk reads on past `size` (a file that grew): mapped, it is counted again with `pread`
-/// where something follows `size`. With a `fresh` counter, a copy of it counts
-/// each chunk; else lines and bytes. Stops at the first read error, returned with what was
-/// counted.
-fn count_end(fresh: Option<&Counter>, fd: Fd, size: u64, share: &Share, buf: &mut [u8]) -> (Counts, Option<io::Error>) {
-    let mut total = Counts::default();
-    let chunk = chunk(size);
-    loop {
-        let back = share.back().min(size);
-        // From the first line start after a 2 MiB boundary, so that a mapped chunk starts
-        // close to one (see `count_mapped`).
-        let from = back.checked_sub(chunk).map(|at| at / HUGE_PAGE * HUGE_PAGE);
-        let Some(start) = from.and_then(|at| line_start_after(fd, at, back, buf)) else {
-            return (total, None);
-        };
-        let Some(end) = share.claim_back(start) else {
-            return (total, None);
-        };
-        let to = (end != u64::MAX).then_some(end);
-        // The first chunk reaches past `size` where the file grew: mapped to `size` when
-        // nothing follows.
-        let mapped = match to {
-            _ if !share.front_maps() => None,
-            Some(to) => count_mapped(fresh, fd, start, to),
-            None if size > start => count_mapped(fresh, fd, start, size).filter(|_| ends_at(fd, size)),
-            None => None,
-        };
-        let (counts, error) = match mapped {
-            Some(counts) => (counts, None),
-            None => count_range(fresh, fd, start, to, buf),
-        };
-        total = sum(&total, &counts);
-        if error.is_some() {
-            return (total, error);
-        }
-    }
-}
-
-/// The second thread's chunks for a file of `size` bytes: a thirty-second of it, from 4 to
-/// 16 MiB. Mapped, each is unmapped at its end, and in a process of two running threads that
-/// interrupts the other CPU to flush its TLB (213 such interrupts for `wc -l` of 1 GiB in 4 MiB
-/// chunks and windows, against 5 for fcoreutils, which maps the file once: 51 with 16 MiB
-/// chunks); at the end the front waits at most for the chunk the second thread is on, and on
-/// a smaller file a large chunk leaves the work unevenly shared.
-fn chunk(size: u64) -> u64 {
-    (size / 32).clamp(4 << 20, 16 << 20)
-}
-/// The page cache holds a file read back from disk in folios of up to 2 MiB, aligned in the
-/// file; a mapping whose addresses are aligned with the file's offsets maps each with one
-/// page-table entry (one fault), where an unaligned one takes a fault every 64 KiB of it.
-const HUGE_PAGE: u64 = 2 << 20;
-
-/// The counts of two pieces of an input cut after a line end.
-fn sum(a: &Counts, b: &Counts) -> Counts {
-    Counts {
-        lines: a.lines + b.lines,
-        words: a.words + b.words,
-        chars: a.chars + b.chars,
-        bytes: a.bytes + b.bytes,
-        max_line_length: a.max_line_length.max(b.max_line_length),
-    }
-}
-
-/// Where the line after the first line end at or after `from` (and before `to`) begins.
-fn line_start_after(fd: Fd, from: u64, to: u64, buf: &mut [u8]) -> Option<u64> {
-    let mut at = from;
-    while at < to {
-        let len = ((to - at) as usize).min(BUFFER_SIZE);
-        let n = platform::pread(fd, &mut buf[..len], at).ok().filter(|&n| n > 0)?;
-        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
-            return Some(at + i as u64 + 1).filter(|&start| start < to);
-        }
-        at += n as u64;
-    }
-    None
-}
-
-/// Counts `fd` from offset `from` up to `to` mapped, as `count_range` would: None where it
-/// cannot be mapped, or when the file turned out to end before `to` (its bytes from there were
-/// zeros, not the file's: `count_range` then counts what it holds).
-///
-/// The mapping runs from the 2 MiB boundary at or below `from` to the one at or above `to`
-/// (the bytes around the chunk are mapped, not counted, nor touched): the kernel puts a mapping
-/// of 2 MiB or more at an address aligned alike, and then maps each folio of 2 MiB at once
-/// ([`HUGE_PAGE`]).
-fn count_mapped(fresh: Option<&Counter>, fd: Fd, from: u64, to: u64) -> Option<Counts> {
-    let aligned = from / HUGE_PAGE * HUGE_PAGE;
-    let end = to.div_ceil(HUGE_PAGE) * HUGE_PAGE;
-    let map = platform::Mapping::new(fd, aligned, usize::try_from(end - aligned).ok()?).ok()?;
-    let bytes = &map.bytes()[(from - aligned) as usize..(to - aligned) as usize];
-    let counts = match fresh {
-        Some(fresh) => {
-            let mut counter = fresh.clone();
-            counter.feed(bytes);
-            counter.finish()
-        }
-        None => {
-            let mut counts = Counts::default();
-            count::add_lines_and_bytes(&mut counts, bytes);
-            counts
-        }
-    };
-    map.cut().is_none().then_some(counts)
-}
-
-/// Whether `fd` ends at `size` (nothing to read there).
-fn ends_at(fd: Fd, size: u64) -> bool {
-    matches!(platform::pread(fd, &mut [0], size), Ok(0))
-}
-
-/// Counts `fd` from offset `from` up to `to` (or its end) with `pread` into `buf`: with a
-/// `fresh` counter, a copy of it; else lines and bytes only.
-fn count_range(
-    fresh: Option<&Counter>,
-    fd: Fd,
-    from: u64,
-    to: Option<u64>,
-    buf: &mut [u8],
-) -> (Counts, Option<io::Error>) {
-    let mut counter = fresh.cloned();
-    let mut counts = Counts::default();
-    let mut pos = from;
-    let mut error = None;
-    loop {
-        let want_len = to.map_or(buf.len(), |to| (to.saturating_sub(pos)).min(buf.len() as u64) as usize);
-        if want_len == 0 {
-            break;
-        }
-        match platform::pread(fd, &mut buf[..want_len], pos) {
-            Ok(0) => break,
-            Ok(n) => {
-                pos += n as u64;
-                match counter.as_mut() {
-                    Some(counter) => counter.feed(&buf[..n]),
-                    None => count::add_lines_and_bytes(&mut counts, &buf[..n]),
-                }
-            }
-            Err(err) => {
-                error = Some(err);
-                break;
-            }
-        }
-    }
-    if let Some(counter) = counter {
-        counts = counter.finish();
-    }
-    (counts, error)
 }
 
 /// The read buffers, mapped on first use: fresh zero pages, so start-up does not pay for

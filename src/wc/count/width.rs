@@ -172,15 +172,12 @@ impl Counter<'_> {
         let (mut w1, mut w2) = (!control_or_high, 0u64);
         let [two, three, four] = if high == 0 { [0; 3] } else { m.utf8_starts(w) };
         let wide = &self.classes.wide;
-        let mut todo = two;
-        while todo != 0 {
-            let lead = b0[todo.trailing_zeros() as usize];
-            let same = todo & m.eq(b0, lead);
-            let [x1, x2, _] = m.lookup64(b1, wide.block64(u32::from(lead & 0x1f) << 6), [WIDTH_BITS, 0b10, 0]);
-            w1 |= same & x1;
-            w2 |= same & x2;
-            todo &= !same;
-        }
+        let mut add = |(x1, x2): (u64, u64)| {
+            w1 |= x1;
+            w2 |= x2;
+        };
+        // Two-byte forms: a block of 64 code points per lead byte.
+        add(self.block_widths(m, two, 0, b0, b1));
         let mut todo = three;
         while todo != 0 {
             let lead = b0[todo.trailing_zeros() as usize];
@@ -188,29 +185,8 @@ impl Counter<'_> {
             todo &= !same_lead;
             let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
             let mixed = same_lead & mixed;
-            w1 |= same_lead & !mixed & x1;
-            w2 |= same_lead & !mixed & x2;
-            let mut rest = mixed;
-            // A few characters are looked up one by one, more one block at a time.
-            if rest.count_ones() <= FEW_CHARACTERS {
-                while rest != 0 {
-                    let p = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let cp = (u32::from(lead & 0x0f) << 12) | (u32::from(b1[p] & 0x3f) << 6) | u32::from(b2[p] & 0x3f);
-                    let width = wide.get(cp) & WIDTH_BITS;
-                    w1 |= u64::from(width != 0) << p;
-                    w2 |= u64::from(width == 2) << p;
-                }
-            }
-            while rest != 0 {
-                let second = b1[rest.trailing_zeros() as usize];
-                let same = rest & m.eq(b1, second);
-                let first = (u32::from(lead & 0x0f) << 12) | (u32::from(second & 0x3f) << 6);
-                let [x1, x2, _] = m.lookup64(b2, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
-                w1 |= same & x1;
-                w2 |= same & x2;
-                rest &= !same;
-            }
+            add((same_lead & !mixed & x1, same_lead & !mixed & x2));
+            add(self.block_widths(m, mixed, u32::from(lead & 0x0f) << 12, b1, b2));
         }
         let mut todo = four;
         while todo != 0 {
@@ -221,32 +197,9 @@ impl Counter<'_> {
             let [x1, x2, mixed] =
                 m.lookup64(b2, wide.region_blocks(lead, second), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
             let mixed = same_region & mixed;
-            w1 |= same_region & !mixed & x1;
-            w2 |= same_region & !mixed & x2;
-            let mut rest = mixed;
-            if rest.count_ones() <= FEW_CHARACTERS {
-                while rest != 0 {
-                    let p = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let cp = (u32::from(lead & 0x07) << 18)
-                        | (u32::from(second & 0x3f) << 12)
-                        | (u32::from(b2[p] & 0x3f) << 6)
-                        | u32::from(b3[p] & 0x3f);
-                    let width = wide.get(cp) & WIDTH_BITS;
-                    w1 |= u64::from(width != 0) << p;
-                    w2 |= u64::from(width == 2) << p;
-                }
-            }
-            while rest != 0 {
-                let third = b2[rest.trailing_zeros() as usize];
-                let same = rest & m.eq(b2, third);
-                let first =
-                    (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12) | (u32::from(third & 0x3f) << 6);
-                let [x1, x2, _] = m.lookup64(b3, wide.block64(first), [WIDTH_BITS, 0b10, 0]);
-                w1 |= same & x1;
-                w2 |= same & x2;
-                rest &= !same;
-            }
+            add((same_region & !mixed & x1, same_region & !mixed & x2));
+            let prefix = (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12);
+            add(self.block_widths(m, mixed, prefix, b2, b3));
         }
         // Line ends, TABs and the other controls (no width) in order; the columns between them
         // are counted.
@@ -275,5 +228,40 @@ impl Counter<'_> {
         self.counts.max_line_length = longest;
         self.counts.lines += lines;
         64
+    }
+
+    /// The widths (one column or more, two) of the characters at the bits of `chars`, whose
+    /// code points are `prefix` and the low six bits of `next` and `last` at their positions:
+    /// a few looked up one by one, more a block of 64 code points at a time.
+    #[inline(always)]
+    fn block_widths<B: Block64>(
+        &self,
+        m: Masks<B>,
+        mut chars: u64,
+        prefix: u32,
+        next: &[u8; 64],
+        last: &[u8; 64],
+    ) -> (u64, u64) {
+        let wide = &self.classes.wide;
+        let (mut w1, mut w2) = (0, 0);
+        let first = |next: u8| prefix | (u32::from(next & 0x3f) << 6);
+        if chars.count_ones() <= FEW_CHARACTERS {
+            while chars != 0 {
+                let p = chars.trailing_zeros() as usize;
+                chars &= chars - 1;
+                let width = wide.get(first(next[p]) | u32::from(last[p] & 0x3f)) & WIDTH_BITS;
+                w1 |= u64::from(width != 0) << p;
+                w2 |= u64::from(width == 2) << p;
+            }
+        }
+        while chars != 0 {
+            let byte = next[chars.trailing_zeros() as usize];
+            let same = chars & m.eq(next, byte);
+            let [x1, x2, _] = m.lookup64(last, wide.block64(first(byte)), [WIDTH_BITS, 0b10, 0]);
+            w1 |= same & x1;
+            w2 |= same & x2;
+            chars &= !same;
+        }
+        (w1, w2)
     }
 }

@@ -150,46 +150,48 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// Sets or clears `O_NONBLOCK` on a descriptor.
 pub fn set_nonblocking(fd: Fd, on: bool) -> io::Result<()> {
-    // SAFETY: F_GETFL/F_SETFL take and return plain ints; no memory is involved.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(last_error());
-    }
+    let flags = status_flags(fd, None)?;
     let flags = if on { flags | libc::O_NONBLOCK } else { flags & !libc::O_NONBLOCK };
-    // SAFETY: as above.
-    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
-        return Err(last_error());
-    }
-    Ok(())
+    status_flags(fd, Some(flags)).map(drop)
+}
+
+/// `fd`'s status flags (`F_GETFL`), or sets them to `set` (`F_SETFL`).
+fn status_flags(fd: Fd, set: Option<c_int>) -> io::Result<c_int> {
+    // SAFETY: F_GETFL/F_SETFL take and return plain ints; no memory is involved.
+    let ret = unsafe {
+        match set {
+            None => libc::fcntl(fd, libc::F_GETFL),
+            Some(flags) => libc::fcntl(fd, libc::F_SETFL, flags),
+        }
+    };
+    if ret < 0 { Err(last_error()) } else { Ok(ret) }
 }
 
 /// The current offset of `fd` (`lseek(fd, 0, SEEK_CUR)`); fails on pipes, sockets and ttys.
 pub fn current_offset(fd: Fd) -> io::Result<u64> {
-    // SAFETY: lseek takes and returns plain integers.
-    let pos = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
-    if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
+    lseek(fd, 0, libc::SEEK_CUR)
 }
 
 /// Moves `fd`'s offset by `delta` bytes (`lseek(fd, delta, SEEK_CUR)`).
 pub fn seek_relative(fd: Fd, delta: i64) -> io::Result<u64> {
-    // SAFETY: lseek takes and returns plain integers.
-    let pos = unsafe { libc::lseek(fd, delta as libc::off_t, libc::SEEK_CUR) };
-    if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
+    lseek(fd, delta as libc::off_t, libc::SEEK_CUR)
 }
 
 /// Sets `fd`'s offset to `pos` (`lseek(fd, pos, SEEK_SET)`).
 pub fn seek_to(fd: Fd, pos: u64) -> io::Result<u64> {
     let pos = libc::off_t::try_from(pos).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    lseek(fd, pos, libc::SEEK_SET)
+}
+
+fn lseek(fd: Fd, offset: libc::off_t, whence: c_int) -> io::Result<u64> {
     // SAFETY: lseek takes and returns plain integers.
-    let pos = unsafe { libc::lseek(fd, pos, libc::SEEK_SET) };
+    let pos = unsafe { libc::lseek(fd, offset, whence) };
     if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
 }
 
 /// Whether `fd` was opened with `O_APPEND`.
 pub fn is_append(fd: Fd) -> bool {
-    // SAFETY: F_GETFL takes no argument and returns the status flags.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    flags >= 0 && flags & libc::O_APPEND != 0
+    status_flags(fd, None).is_ok_and(|flags| flags & libc::O_APPEND != 0)
 }
 
 /// How many bytes can be read from `fd` without blocking (`FIONREAD`), if the file type says.
@@ -228,10 +230,12 @@ pub fn thread_cpu_time() -> Option<u64> {
 /// per thread).
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 pub fn thread_minor_faults() -> Option<u64> {
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage fills the rusage it is given.
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct, which getrusage fills.
+    let (ret, usage) = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        (libc::getrusage(libc::RUSAGE_THREAD, &mut usage), usage)
+    };
+    if ret != 0 {
         return None;
     }
     u64::try_from(usage.ru_minflt).ok()
@@ -253,10 +257,12 @@ pub fn close(fd: Fd) -> io::Result<()> {
 /// a signed word of the target's width), None if it cannot be asked.
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn file_system_magic(fd: Fd) -> Option<u32> {
-    // SAFETY: an all-zero statfs is a valid value of this plain C struct.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: st is a valid, writable statfs buffer.
-    if unsafe { libc::fstatfs(fd, &mut st) } != 0 {
+    // SAFETY: an all-zero statfs is a valid value of this plain C struct, which fstatfs fills.
+    let (ret, st) = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        (libc::fstatfs(fd, &mut st), st)
+    };
+    if ret != 0 {
         return None;
     }
     Some(st.f_type as u32)
@@ -305,10 +311,12 @@ pub struct FileInfo {
 }
 
 pub fn fstat(fd: Fd) -> io::Result<FileInfo> {
-    // SAFETY: an all-zero `stat` is a valid value of this plain C struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: st is a valid, writable stat buffer.
-    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+    // SAFETY: an all-zero `stat` is a valid value of this plain C struct, which fstat fills.
+    let (ret, st) = unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut st), st)
+    };
+    if ret != 0 {
         return Err(last_error());
     }
     Ok(FileInfo {

@@ -390,6 +390,14 @@ impl<B: Block64> Masks<B> {
         unsafe { count_byte::<B>(buf, byte) }
     }
 
+    /// Whether [`Self::lookup64`] of a whole block costs less than handling its bytes one by
+    /// one: a vector look-up here; else a loop over 64 bytes, which pays only where the block
+    /// holds many bytes that need one.
+    #[inline(always)]
+    pub fn lookups_pay(self) -> bool {
+        B::TABLE_LOOKUPS
+    }
+
     /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
     /// `table[block[i] & 63] & select[r] != 0`.
     #[inline(always)]

@@ -461,8 +461,8 @@ struct TableLookups;
 
 impl WithMasks for TableLookups {
     type Output = bool;
-    fn run<B: Block64>(self, _: Masks<B>) -> bool {
-        B::TABLE_LOOKUPS
+    fn run<B: Block64>(self, m: Masks<B>) -> bool {
+        m.lookups_pay()
     }
 }
 

@@ -129,7 +129,7 @@ impl Counter<'_> {
             if at + 64 > buf.len() {
                 return (at > start).then_some(at);
             }
-            let used = if self.utf8 && B::TABLE_LOOKUPS && at + 67 <= buf.len() {
+            let used = if self.utf8 && m.lookups_pay() && at + 67 <= buf.len() {
                 self.width_block(m, buf, at)
             } else {
                 // (-L alone: no words.)

@@ -36,9 +36,10 @@ pub(super) struct Counting {
 }
 
 impl Counting {
-    pub(super) fn new(want: Want, charset: Charset, posixly_correct: bool) -> Counting {
+    pub(super) fn new(want: Want, posixly_correct: bool) -> Counting {
         // Lines and bytes do not depend on the locale: only words, characters and widths load it.
         let needs_locale = want.words || want.chars || want.max_line_length;
+        let charset = if needs_locale { platform::charset() } else { Charset::Unibyte };
         let classes = needs_locale.then(|| ByteClasses::new(charset, posixly_correct));
         let count = plan::count(want, charset, classes.as_ref().map(ClassShape::of));
         Counting { count, want, charset, posixly_correct, classes, buffers: Buffers::default() }
@@ -277,46 +278,42 @@ struct Buffers {
 
 impl Buffers {
     fn small(&mut self) -> io::Result<&mut [u8]> {
-        if self.small.is_none() {
-            self.small = Some(platform::PageBuffer::on_demand(BUFFER_SIZE)?);
-        }
-        Ok(self.small.as_mut().expect("buffer just made").as_mut_slice())
+        let buf = match &mut self.small {
+            Some(buf) => buf,
+            none => none.insert(platform::PageBuffer::on_demand(BUFFER_SIZE)?),
+        };
+        Ok(buf.as_mut_slice())
     }
 
     fn big(&mut self) -> io::Result<&mut [u8]> {
-        if self.big.is_none() {
-            self.big = Some(platform::PageBuffer::new(BIG_BUFFER_SIZE)?);
-        }
-        Ok(self.big.as_mut().expect("buffer just made").as_mut_slice())
+        let buf = match &mut self.big {
+            Some(buf) => buf,
+            none => none.insert(platform::PageBuffer::new(BIG_BUFFER_SIZE)?),
+        };
+        Ok(buf.as_mut_slice())
     }
 
     /// Reads `fd` to its end (or a read error, returned), handing each chunk to `consume`.
     /// Reads go to the small buffer until one fills it, then to the big one when it can be had.
     fn read_all(&mut self, fd: Fd, mut consume: impl FnMut(&[u8])) -> Option<io::Error> {
-        if let Err(err) = self.small() {
-            return Some(err);
-        }
         let mut big = false;
         loop {
-            let buf = match (big, &mut self.big) {
-                (true, Some(b)) => b.as_mut_slice(),
-                _ => self.small.as_mut().expect("small buffer made").as_mut_slice(),
-            };
-            match platform::read(fd, buf) {
-                Ok(0) => return None,
-                Ok(n) => {
-                    consume(&buf[..n]);
-                    if n == BUFFER_SIZE && !big {
-                        // A large input: read-ahead advice is worth its system call now (small
-                        // files, the common case in scripts, are over before it would help).
-                        platform::advise_sequential(fd);
-                        if self.big.is_none() {
-                            self.big = platform::PageBuffer::new(BIG_BUFFER_SIZE).ok();
-                        }
-                        big = self.big.is_some();
-                    }
-                }
+            let buf = if big { self.big() } else { self.small() };
+            let buf = match buf {
+                Ok(buf) => buf,
                 Err(err) => return Some(err),
+            };
+            let n = match platform::read(fd, buf) {
+                Ok(0) => return None,
+                Ok(n) => n,
+                Err(err) => return Some(err),
+            };
+            consume(&buf[..n]);
+            if n == BUFFER_SIZE && !big {
+                // A large input: read-ahead advice is worth its system call now (small files,
+                // the common case in scripts, are over before it would help).
+                platform::advise_sequential(fd);
+                big = self.big().is_ok();
             }
         }
     }

@@ -20,12 +20,12 @@ pub use cli::{TOTAL_WHEN, command};
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{format, tr, trf};
 use crate::common::{Arg, diag, help, quote, sink};
-use crate::platform::{self, Charset, FileInfo, FileKind};
+use crate::platform::{self, FileInfo, FileKind};
 use count::{Counts, Want};
 use input::Counting;
 use plan::Count;
 use std::ffi::{OsStr, OsString};
-use std::io;
+use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
@@ -82,13 +82,10 @@ pub fn main(args: Vec<Arg>) -> i32 {
         diag::try_help();
         return diag::EXIT_FAILURE;
     }
-    // Lines and bytes do not depend on the locale: only words, characters and widths load it.
-    let needs_locale = want.words || want.chars || want.max_line_length;
-    let charset = if needs_locale { platform::charset() } else { Charset::Unibyte };
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut wc = Wc {
         want,
-        counting: Counting::new(want, charset, posixly_correct),
+        counting: Counting::new(want, posixly_correct),
         debug,
         total,
         width: 1,
@@ -190,12 +187,8 @@ fn number_width(stats: &[StartStat]) -> usize {
             minimum = 7;
         }
     }
-    let mut width = 1;
-    while regular_total >= 10 {
-        regular_total /= 10;
-        width += 1;
-    }
-    width.max(minimum)
+    let digits = regular_total.checked_ilog10().map_or(1, |d| d as usize + 1);
+    digits.max(minimum)
 }
 
 impl Wc {
@@ -309,28 +302,23 @@ impl Wc {
         number: usize,
         stat: StartStat,
     ) -> io::Result<()> {
-        let mut skip = false;
         if from_stdin && name == b"-" {
             diag::error(&trf(
                 c"when reading file names from standard input, no file name of %s allowed",
                 &[&quote::quote_always(name)],
             ));
-            skip = true;
-        }
-        if name.is_empty() {
+        } else if name.is_empty() {
             let number = number.to_string();
             let message = format(
                 b"%s:%zu: %s",
                 &[&quote::quotef(list_name), number.as_bytes(), tr(c"invalid zero-length file name")],
             );
             diag::error(&message);
-            skip = true;
+        } else {
+            return self.count_input(Some(name), stat);
         }
-        if skip {
-            self.ok = false;
-            return Ok(());
-        }
-        self.count_input(Some(name), stat)
+        self.ok = false;
+        Ok(())
     }
 
     fn print_total(&mut self, n_args: usize) -> io::Result<()> {
@@ -363,18 +351,14 @@ impl Wc {
     /// Counts one input (None: standard input without a name; `stat`: what [`Self::stat_inputs`]
     /// found of it) and prints its line.
     fn count_input(&mut self, name: Option<&[u8]>, stat: StartStat) -> io::Result<()> {
-        let is_stdin = matches!(name, None | Some(b"-"));
-        self.read_stdin |= is_stdin;
-        let file = if is_stdin {
-            None
-        } else {
-            match std::fs::File::open(OsStr::from_bytes(name.unwrap())) {
-                Ok(f) => Some(f),
-                Err(err) => {
-                    diag::error_errno(&quote::quotef(name.unwrap()), &err);
-                    self.ok = false;
-                    return Ok(());
-                }
+        let path = name.filter(|&name| name != b"-");
+        self.read_stdin |= path.is_none();
+        let file = match path.map(|path| std::fs::File::open(OsStr::from_bytes(path))).transpose() {
+            Ok(file) => file,
+            Err(err) => {
+                diag::error_errno(&quote::quotef(path.unwrap_or_default()), &err);
+                self.ok = false;
+                return Ok(());
             }
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
@@ -397,13 +381,9 @@ impl Wc {
         for ((total, add), overflowed) in
             totals.into_iter().zip([counts.lines, counts.words, chars, counts.bytes]).zip(&mut self.overflow)
         {
-            match total.checked_add(add) {
-                Some(sum) => *total = sum,
-                None => {
-                    *total = total.wrapping_add(add);
-                    *overflowed = true;
-                }
-            }
+            let (sum, over) = total.overflowing_add(add);
+            *total = sum;
+            *overflowed |= over;
         }
         self.totals.max_line_length = self.totals.max_line_length.max(counts.max_line_length);
         Ok(())
@@ -429,9 +409,7 @@ impl Wc {
                 self.out.push(b' ');
             }
             first = false;
-            let digits = value.to_string();
-            self.out.extend(std::iter::repeat_n(b' ', self.width.saturating_sub(digits.len())));
-            self.out.extend_from_slice(digits.as_bytes());
+            write!(self.out, "{value:>width$}", width = self.width)?;
         }
         if let Some(name) = name {
             self.out.push(b' ');

@@ -276,7 +276,7 @@ impl Drop for KeptChooser {
 }
 
 /// A file fed by two threads at once: one from the front by [`feed`], one taking chunks from
-/// the end, each cut where the other may start (for `wc`: after a line end, where every count
+/// the end by [`feed_end`], each cut where the other may start (for `wc`: after a line end, where every count
 /// can be cut); or by the front alone up to a fixed end (`Share::ending_at`). Neither waits
 /// for the other: if the second gets no CPU, the first does it all; at the end the first
 /// waits at most for the chunk the second is on.

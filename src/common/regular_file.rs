@@ -523,7 +523,67 @@ fn feed_window<C: Consumer>(
 
 #[cfg(test)]
 mod tests {
-    use super::{MAP_PROBE, Share, whole_folios};
+    use super::{Consumer, MAP_PROBE, Share, feed_end, whole_folios};
+    use std::os::fd::AsRawFd;
+    use std::sync::atomic::Ordering;
+
+    /// Every byte fed, in order.
+    struct Bytes(Vec<u8>);
+
+    impl Consumer for Bytes {
+        type Mark = usize;
+        type Error = std::convert::Infallible;
+        fn mark(&self) -> usize {
+            self.0.len()
+        }
+        fn rewind(&mut self, mark: usize) {
+            self.0.truncate(mark);
+        }
+        fn feed(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    /// With no front taking anything, the end's chunks are the file from where the front is
+    /// told to stop to its end: each after a line end, none twice. They are read here: under
+    /// the test harness Rust's runtime holds SIGBUS (its stack-overflow handler), so nothing
+    /// is mapped; the mapped chunks are tested through the binary
+    /// (`tests/wc_shape.rs`, `both_threads_map_a_large_file_where_the_first_maps`, and
+    /// `tests/wc_diff.rs`, `large_files_counted_on_two_threads_as_on_one`).
+    #[test]
+    fn the_end_takes_whole_lines_back_to_front() {
+        let dir = std::env::temp_dir().join(format!("ru-regular-file-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lines");
+        // 13 MiB of lines of 1 to 300 bytes.
+        let mut text = Vec::new();
+        let mut n = 7u32;
+        while text.len() < 13 << 20 {
+            n = n.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            text.extend(std::iter::repeat_n(b'a' + (n >> 16) as u8 % 26, (n >> 8) as usize % 300));
+            text.push(b'\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let share = Share::new(0);
+        share.front_maps.store(false, Ordering::Relaxed);
+        let mut chunks = Vec::new();
+        let mut buf = vec![0; 256 << 10];
+        let fd = file.as_raw_fd();
+        feed_end(fd, text.len() as u64, &share, b'\n', &mut buf, || Bytes(Vec::new()), |c| chunks.push(c.0)).unwrap();
+        let front_end = share.claim_front(0, u64::MAX) as usize;
+        assert!(chunks.len() >= 2, "{} chunks", chunks.len());
+        assert_eq!(text[front_end - 1], b'\n');
+        assert!(front_end < 4 << 20, "the end stopped at {front_end}");
+        chunks.reverse();
+        assert!(chunks.concat() == text[front_end..], "the chunks are not the file's end");
+        let mut at = front_end;
+        for chunk in &chunks {
+            assert_eq!(text[at - 1], b'\n', "a chunk at {at} begins inside a line");
+            at += chunk.len();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn whole_folios_take_a_fault_or_two_each() {

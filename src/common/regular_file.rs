@@ -341,7 +341,7 @@ impl Share {
 }
 
 /// The end of a file shared with a front fed by [`feed`] (see [`Share`]), fed on a second
-/// thread: chunks of [`end_chunk`] bytes from the end (`size`, what `fstat` said) backwards,
+/// thread: chunks of `end_chunk` bytes from the end (`size`, what `fstat` said) backwards,
 /// each starting after a `cut` byte (for `wc` a line end: no count spans one, so the chunks'
 /// counts add up), each fed to a consumer of its own from `fresh` and handed to `done`. A
 /// chunk is mapped where the front maps the file (the cheaper way here, its chooser found),

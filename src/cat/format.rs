@@ -295,13 +295,10 @@ const fn notation(show_tabs: bool) -> [Shown; 256] {
             len = 2;
             c -= 128;
         }
-        if c < 32 {
+        if c < 32 || c == 127 {
+            // `^@`..`^_`, and DEL as `^?`: the character with bit 6 flipped.
             out[len] = b'^';
-            out[len + 1] = c as u8 + 64;
-            len += 2;
-        } else if c == 127 {
-            out[len] = b'^';
-            out[len + 1] = b'?';
+            out[len + 1] = c as u8 ^ 64;
             len += 2;
         } else {
             out[len] = c as u8;

@@ -276,10 +276,10 @@ impl Drop for KeptChooser {
 }
 
 /// A file fed by two threads at once: one from the front by [`feed`], one taking chunks from
-/// the end by [`feed_end`], each cut where the other may start (for `wc`: after a line end, where every count
-/// can be cut); or by the front alone up to a fixed end (`Share::ending_at`). Neither waits
-/// for the other: if the second gets no CPU, the first does it all; at the end the first
-/// waits at most for the chunk the second is on.
+/// the end by [`feed_end`], each cut where the other may start (for `wc`: after a line end,
+/// where every count can be cut); or by the front alone up to a fixed end
+/// (`Share::ending_at`). Neither waits for the other: if the second gets no CPU, the first
+/// does it all; at the end the first waits at most for the chunk the second is on.
 pub struct Share {
     /// The end of what the front has claimed, and the start of what the end has (u64::MAX
     /// while it has nothing: the front goes on to the file's end, wherever that is then).

@@ -183,6 +183,7 @@ pub fn seek_to(fd: Fd, pos: u64) -> io::Result<u64> {
     lseek(fd, pos, libc::SEEK_SET)
 }
 
+/// `lseek(fd, offset, whence)`: the new offset.
 fn lseek(fd: Fd, offset: libc::off_t, whence: c_int) -> io::Result<u64> {
     // SAFETY: lseek takes and returns plain integers.
     let pos = unsafe { libc::lseek(fd, offset, whence) };

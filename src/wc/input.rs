@@ -113,7 +113,9 @@ impl Counting {
         };
         let share = Share::new(start);
         let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
-        let needs_classes = self.classes.is_some();
+        // Only the counter reads the classes (`-m` in a single-byte locale loads them, but counts
+        // lines and bytes).
+        let needs_classes = matches!(count, Count::Counter(_));
         let ((front, front_error), end) = std::thread::scope(|scope| {
             let share = &share;
             let end = std::thread::Builder::new().spawn_scoped(scope, move || {

@@ -85,7 +85,7 @@ completions            regenerate completions/ (= generate)
 generate               regenerate the man pages and completions from the tools' definitions
 bench                  compare with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (benches/bench.py)
 bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils)
-mca                    cycles per 64 bytes of the hot loops on llvm-mca's znver3 and skylake models
+mca                    cycles per 64 bytes of the hot loops on llvm-mca's znver3 and skylake models; mispredicts
 clean                  cargo clean
 packaging-deps         the packaging tools (root): debhelper, lintian, rpm, rpmlint, makepkg, ...
 dist                   the source and vendored-crates tarballs in target/package

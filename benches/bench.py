@@ -995,7 +995,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="fewer bytes and runs (a smoke test)")
-    parser.add_argument("--cross-core", action="store_true", help="pin the pipe's ends to different CPUs")
+    parser.add_argument("--cross-core", action="store_true",
+                        help="pin yes's pipe ends to different CPUs (cat into a pipe is timed both ways)")
     parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "scripts", "startup"])
     parser.add_argument("--kernel", action="append", choices=["avx2", "sse2", "portable"],
                         help="scripts and cat suites: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")

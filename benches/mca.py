@@ -25,8 +25,8 @@ input bytes by cachegrind's branch model (`--branch-sim=yes`: a table of two-bit
 a real CPU's predictor, but a branch that follows the data at random is missed by every
 predictor), from a run on twice the input less one on the input (start-up left out). Each
 costs the pipeline a refill, more than a step of these loops: on an AMD EPYC Zen 4 with AVX2
-forced, `cat -A` built with 17 % fewer instructions and twice the mispredicts ran slower
-(benches/RESULTS.md).
+forced, a `cat -A` build with 14 % fewer instructions and 3.6 times the mispredicts took 1.16
+times as long (benches/RESULTS.md).
 """
 
 import argparse

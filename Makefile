@@ -85,7 +85,7 @@ completions            regenerate completions/ (= generate)
 generate               regenerate the man pages and completions from the tools' definitions
 bench                  compare with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (benches/bench.py)
 bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils)
-mca                    cycles per 64 bytes of the hot loops on llvm-mca's znver3 and skylake models; mispredicts
+mca                    cycles per 64 bytes of the hot loops on llvm-mca's AVX2 models (znver1-3, skylake, alderlake); mispredicts
 clean                  cargo clean
 packaging-deps         the packaging tools (root): debhelper, lintian, rpm, rpmlint, makepkg, ...
 dist                   the source and vendored-crates tarballs in target/package
@@ -415,9 +415,9 @@ bench: test-deps bench-peers
 
 # Cycles per 64 bytes of the hot loops (cat -A/-v, wc -m's UTF-8 check, wc -l, wc -L) on CPU
 # models this machine is not: the release build's own loops, found by callgrind's counts and
-# modelled by llvm-mca (llvm-14) as znver3 and skylake (MCA_CPUS). MCA_BINS: more builds to put
-# beside it (directories of their tools).
-MCA_CPUS ?= znver3 skylake
+# modelled by llvm-mca (llvm-14) as the AVX2 cores znver1, znver2, znver3, skylake and alderlake
+# (MCA_CPUS). MCA_BINS: more builds to put beside it (directories of their tools).
+MCA_CPUS ?= znver1 znver2 znver3 skylake alderlake
 MCA_BINS ?=
 mca:
 	@command -v llvm-mca-14 >/dev/null && command -v valgrind >/dev/null || \

@@ -199,6 +199,9 @@ pub const TALLY_MAX: usize = 255;
 /// counts up to two a block in a byte counter ([`Block64::count_into_first`]).
 pub const UTF8_BLOCKS_MAX: usize = TALLY_MAX / 2;
 
+/// The most blocks one [`Masks::utf8_continuation_sparse`] may check: a bit each in a word.
+pub const UTF8_SPARSE_BLOCKS_MAX: usize = 64;
+
 /// For each low nibble, the ASCII white-space byte that has it (SPACE, TAB, LF, VT, FF, CR),
 /// or a byte with another low nibble (which no byte with this nibble equals).
 const SPACE_BY_LOW_NIBBLE: [u8; 16] =
@@ -565,6 +568,79 @@ impl<B: Block64> Masks<B> {
         }
     }
 
+    /// Bit k set where block k of `bytes[3..]` (whole blocks, at most [`UTF8_SPARSE_BLOCKS_MAX`])
+    /// holds a byte above 0x7f: what [`Self::utf8_continuation_sparse`] checks.
+    #[inline(always)]
+    pub fn high_blocks(self, bytes: &[u8]) -> u64 {
+        let blocks = bytes.len().saturating_sub(3) / 64;
+        assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
+        // Shifted in from the bottom, then reversed: one instruction fewer a block than `<< k`.
+        let mut high = 0u64;
+        for (k, block) in bytes[3.min(bytes.len())..].chunks_exact(64).enumerate() {
+            prefetch_ahead(bytes, 64 * k);
+            // SAFETY: see `eq`.
+            high = high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
+        }
+        high.reverse_bits().checked_shr(64 - blocks as u32).unwrap_or(0)
+    }
+
+    /// [`Self::utf8_continuation`] of at most [`UTF8_SPARSE_BLOCKS_MAX`] blocks, for text whose
+    /// bytes above 0x7f are few: only the blocks that hold one (`high`, their
+    /// [`Self::high_blocks`]) are checked. A block of ASCII can be in error only at its first
+    /// three bytes, where a character begun before it is cut: the three bytes before it tell (a
+    /// lead at the last, a three- or four-byte lead at the one before, a four-byte lead two
+    /// before), so they are looked at where they are not ASCII. The same answer as
+    /// [`Self::utf8_continuation`], byte for byte. Also returns the `high_blocks` of `next`
+    /// (the next batch, the same way cut), found between the checks: so the next batch comes
+    /// from memory while this one is checked (found before them, the loads came in bursts and
+    /// the checks left memory idle: `wc -m` of a mapped file took 1.25 times as long, AMD EPYC
+    /// Zen 2). ASCII costs one test a block, and the loops over the blocks checked leave once
+    /// a batch (a branch a block would mispredict where ASCII and other blocks take turns at
+    /// random).
+    #[inline(always)]
+    pub fn utf8_continuation_sparse(self, bytes: &[u8], high: u64, next: &[u8]) -> (Option<u64>, u64) {
+        let blocks = bytes.len().saturating_sub(3) / 64;
+        assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
+        let next_blocks = next.len().saturating_sub(3) / 64;
+        assert!(next_blocks <= UTF8_SPARSE_BLOCKS_MAX);
+        if blocks == 0 {
+            return (Some(0), self.high_blocks(next));
+        }
+        // The blocks of ASCII after one that is not (or first in the batch).
+        let mut edges = !high & (high << 1 | 1) & (u64::MAX >> (64 - blocks));
+        let mut cut = false;
+        while edges != 0 {
+            let at = 64 * edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            cut |= (bytes[at + 2] >= 0xc0) | (bytes[at + 1] >= 0xe0) | (bytes[at] >= 0xf0);
+        }
+        let mut checks = SparseChecks::<B>::new();
+        let mut todo = high;
+        let mut next_high = 0u64;
+        let mut next_blocks_left = next[3.min(next.len())..].chunks_exact(64).enumerate();
+        let paired = (high.count_ones() as usize).min(next_blocks);
+        for (k, block) in next_blocks_left.by_ref().take(paired) {
+            prefetch_ahead(next, 64 * k + 2048);
+            // SAFETY: see `eq`.
+            next_high = next_high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
+            let at = 64 * todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            checks.check(self, bytes[at..at + 67].try_into().unwrap());
+        }
+        for (k, block) in next_blocks_left {
+            prefetch_ahead(next, 64 * k + 2048);
+            // SAFETY: see `eq`.
+            next_high = next_high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
+        }
+        while todo != 0 {
+            let at = 64 * todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            checks.check(self, bytes[at..at + 67].try_into().unwrap());
+        }
+        let next_high = next_high.reverse_bits().checked_shr(64 - next_blocks as u32).unwrap_or(0);
+        (checks.continuation(cut), next_high)
+    }
+
     /// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `tabs`, LF as
     /// `$` LF with `ends`, else both as they are), written from the start of `out` while it has
     /// room for a block's worst case; returns the input bytes done and the output bytes
@@ -577,6 +653,44 @@ impl<B: Block64> Masks<B> {
         }
         // SAFETY: see `eq`; `vbmi` says the CPU has the kernel's extensions (see `new`).
         unsafe { B::notation_blocks(input, tabs, ends, out) }
+    }
+}
+
+/// The errors and continuation bytes of the blocks [`Masks::utf8_continuation_sparse`] checks,
+/// in registers (errors from table look-ups, or as masks where the set has none).
+struct SparseChecks<B> {
+    errors: B,
+    error_mask: u64,
+    tally: B,
+}
+
+impl<B: Block64> SparseChecks<B> {
+    #[inline(always)]
+    fn new() -> SparseChecks<B> {
+        // SAFETY: the caller holds a `Masks<B>` (see `Masks::eq`).
+        unsafe { SparseChecks { errors: B::splat(0), error_mask: 0, tally: B::splat(0) } }
+    }
+
+    /// Checks the block at `window[3..]`, with the three bytes before it, and tallies its
+    /// continuation bytes (two a block at most in a byte counter: 64 blocks fit).
+    #[inline(always)]
+    fn check(&mut self, m: Masks<B>, window: &[u8; 67]) {
+        // SAFETY: see `Masks::eq`; the loads are of the window's bytes.
+        unsafe {
+            if B::TABLE_LOOKUPS {
+                self.errors = self.errors.or_into_first(utf8_error_bytes::<B>(window));
+            } else {
+                self.error_mask |= m.utf8_error_mask(window);
+            }
+            self.tally = self.tally.count_into_first(B::load(window, 3).lt_signed(B::splat(0xc0)));
+        }
+    }
+
+    /// The continuation bytes tallied, or None where a check (or `cut`) found an error.
+    #[inline(always)]
+    fn continuation(self, cut: bool) -> Option<u64> {
+        // SAFETY: see `Masks::eq`.
+        unsafe { (!cut && self.error_mask == 0 && !self.errors.any()).then(|| self.tally.sum()) }
     }
 }
 

@@ -1,4 +1,7 @@
-use super::{Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, Utf8Ranges, WithMasks, with_masks};
+use super::{
+    Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, Utf8Ranges, WithMasks,
+    with_masks,
+};
 
 /// The kernels this build and CPU can run: the portable one always, and without the
 /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
@@ -27,6 +30,8 @@ enum Probe<'a> {
     Utf8Errors(&'a [u8; 67]),
     Utf8Starts(&'a [u8; 67]),
     Utf8Continuation(&'a [u8]),
+    /// A batch and the next one.
+    Utf8ContinuationSparse(&'a [u8], &'a [u8]),
     Lookup64(&'a [u8; 64], &'a [u8; 64], [u8; 3]),
     Tally(&'a [u8], u8),
 }
@@ -43,6 +48,8 @@ enum Answer {
     Utf8Errors(bool),
     Utf8Starts([u64; 3]),
     Utf8Continuation(Option<u64>),
+    /// The check, and the blocks with a byte above 0x7f of both batches.
+    Utf8ContinuationSparse(Option<u64>, u64, u64),
     Lookup64([u64; 3]),
     Tally(u64, u64),
 }
@@ -68,6 +75,11 @@ impl WithMasks for Probe<'_> {
             Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
             Probe::Utf8Starts(window) => Answer::Utf8Starts(m.utf8_starts(window)),
             Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(bytes)),
+            Probe::Utf8ContinuationSparse(bytes, next) => {
+                let high = m.high_blocks(bytes);
+                let (checked, next_high) = m.utf8_continuation_sparse(bytes, high, next);
+                Answer::Utf8ContinuationSparse(checked, high, next_high)
+            }
             Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(block, table, select)),
             Probe::Tally(buf, byte) => {
                 let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
@@ -478,7 +490,25 @@ fn utf8_continuation_matches_the_reference() {
             (3..bytes.len()).any(|i| super::utf8_tables::error_at(bytes[i - 3], bytes[i - 2], bytes[i - 1], bytes[i]));
         (!errors).then(|| bytes[3..].iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64)
     };
-    let texts = ["\u{1f600}", "日本語", "aé日\u{1f600}x\u{800}\u{10ffff}\n", "plain ascii "];
+    // Bit k where block k of `bytes[3..]` holds a byte above 0x7f.
+    let high = |bytes: &[u8]| -> u64 {
+        bytes
+            .get(3..)
+            .unwrap_or_default()
+            .chunks_exact(64)
+            .enumerate()
+            .map(|(k, b)| u64::from(b.iter().any(|&x| x >= 0x80)) << k)
+            .sum()
+    };
+    let texts = [
+        "\u{1f600}",
+        "日本語",
+        "aé日\u{1f600}x\u{800}\u{10ffff}\n",
+        "plain ascii ",
+        // Blocks of ASCII between blocks that are not, at places that drift from block to block.
+        "a line of plain text with a café in it, and then some more words without any; ",
+        "words, words and words, then \u{1f600} and 日本 or Straße.\n",
+    ];
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
     // Under Miri (some 0.2 s a block for all kernels), one largest batch and a few short ones.
     for round in 0..if cfg!(miri) { 8 } else { 600 } {
@@ -503,6 +533,42 @@ fn utf8_continuation_matches_the_reference() {
         }
         let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("round {round}, {blocks} blocks"));
         assert_every_block("utf8_continuation_matches_the_reference", || Probe::Utf8Continuation(&bytes), &want, &what);
+        if blocks <= UTF8_SPARSE_BLOCKS_MAX {
+            // The sparse check says the same, with the next batch (the text that follows, of
+            // any length, or nothing) looked at for its blocks above 0x7f.
+            let from = start + 64 * blocks;
+            let next = &text[from..from + (next() as usize) % (3 + 64 * UTF8_SPARSE_BLOCKS_MAX)];
+            let want = Answer::Utf8ContinuationSparse(reference(&bytes), high(&bytes), high(next));
+            let probe = || Probe::Utf8ContinuationSparse(&bytes, next);
+            assert_every_block("utf8_continuation_matches_the_reference", probe, &want, &what);
+        }
+    }
+    // A character cut at the end of a block of a sparse batch (or of the three bytes before
+    // it), the block after it ASCII or one that holds a character: at every place near a
+    // block's end.
+    let cut_leads: [&[u8]; 8] =
+        [&[0xc3], &[0xe0], &[0xe6], &[0xe0, 0xa0], &[0xe6, 0x97], &[0xf0], &[0xf0, 0x9f], &[0xf0, 0x9f, 0x98]];
+    for blocks in [1, 2, 3, 5, UTF8_SPARSE_BLOCKS_MAX] {
+        // (Block k ends at byte 3 + 64 * k + 64; "block -1", the three bytes before, at 3.)
+        for k in 0..=blocks.min(4) {
+            for lead in cut_leads {
+                for end in 64 - 3..=64 {
+                    for high_after in [false, true] {
+                        let mut bytes = vec![b'a'; 3 + 64 * blocks];
+                        let Some(at) = (64 * k + end).checked_sub(61 + lead.len()) else { continue };
+                        bytes[at..at + lead.len()].copy_from_slice(lead);
+                        if high_after && 64 * k + 3 < bytes.len() {
+                            bytes[64 * k + 13] = 0xc3;
+                            bytes[64 * k + 14] = 0xa9;
+                        }
+                        let want = Answer::Utf8ContinuationSparse(reference(&bytes), high(&bytes), 0);
+                        let what = format!("{blocks} blocks, {lead:02x?} ending at byte {}", at + lead.len());
+                        let probe = || Probe::Utf8ContinuationSparse(&bytes, b"");
+                        assert_every_block("utf8_continuation_matches_the_reference", probe, &want, &what);
+                    }
+                }
+            }
+        }
     }
     // (A build without the x86 kernels has nothing to skip.)
     if Kernel::Avx512.in_build() && !with_masks(Kernel::Avx512, VbmiUsed) {

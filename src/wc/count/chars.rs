@@ -3,19 +3,21 @@
 
 use super::{Counter, count_lines};
 use crate::platform;
-use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX};
+use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX};
 
 /// The windows [`Counter::chars_run`] checks together: 4 KiB, so that a batch with an error,
 /// counted again window by window, costs little (at most a tally's worth).
 const BATCH: usize = 64;
-const _: () = assert!(BATCH <= UTF8_BLOCKS_MAX);
+const _: () = assert!(BATCH <= UTF8_BLOCKS_MAX && BATCH <= UTF8_SPARSE_BLOCKS_MAX);
 
 impl Counter<'_> {
     /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
     /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
     /// next window's check find no error, its characters are its bytes that are not
     /// continuation bytes, tallied in registers. Windows go in batches of [`BATCH`] checked
-    /// together (`Masks::utf8_continuation`: one look at the or of their errors); a batch that
+    /// together (`Masks::utf8_continuation`: one look at the or of their errors; in text with
+    /// few non-ASCII bytes only the windows that hold one, `Masks::utf8_continuation_sparse`,
+    /// as ASCII cannot be in error but for a character cut before it); a batch that
     /// fails, and the batch after one that failed, go window by window: where a check finds an
     /// error, that window and the one before it (whose last character may be the broken one;
     /// the tally's count of it is taken back) are counted exactly by `exact_chars`, which
@@ -45,10 +47,38 @@ impl Counter<'_> {
         let mut i = from + 64;
         // Whether the last batch was found valid: the next one is checked as a whole.
         let mut valid = !run.failed;
+        // Whether the last batch had an eighth of its bytes or more continuation bytes: nearly
+        // every window of such text holds one, so the next batch is checked whole, without
+        // first looking for windows of ASCII (see `Masks::utf8_continuation_sparse`).
+        let mut dense = false;
+        // The batch at `i` (at most `buf.len() - 3`), with the three bytes before it: no window
+        // past the last that the three bytes after it follow.
+        let batch_at = |i: usize| -> &[u8] {
+            let windows = ((i + 64 * BATCH).min(buf.len() - 3) - i) / 64;
+            &buf[i - 3..i + 64 * windows]
+        };
+        // The `Masks::high_blocks` of the batch at `i`, where the last sparse check found them.
+        let mut next_high = None;
         while i + 67 <= buf.len() {
-            let end = (i + 64 * BATCH).min(buf.len() - 3);
-            let windows = (end - i) / 64;
-            if valid && let Some(continuation) = m.utf8_continuation(&buf[i - 3..i + 64 * windows]) {
+            let batch = batch_at(i);
+            let windows = (batch.len() - 3) / 64;
+            let high = next_high.take();
+            let checked = match (valid, dense) {
+                (false, _) => None,
+                (true, true) => m.utf8_continuation(&buf[i - 3..i + 64 * windows]),
+                (true, false) => {
+                    // (No closure: it would not be compiled for the caller's instruction set.)
+                    let high = match high {
+                        Some(high) => high,
+                        None => m.high_blocks(batch),
+                    };
+                    let (checked, high) = m.utf8_continuation_sparse(batch, high, batch_at(i + 64 * windows));
+                    next_high = Some(high);
+                    checked
+                }
+            };
+            if let Some(continuation) = checked {
+                dense = continuation * 8 >= 64 * windows as u64;
                 run.continuation += continuation;
                 run.tallied += windows as u64;
                 run.pending = true;
@@ -57,6 +87,7 @@ impl Counter<'_> {
             }
             run.tally = m.tally_new();
             run.failed = false;
+            let end = i + 64 * windows;
             while i + 64 <= end {
                 platform::simd::prefetch_ahead(buf, i);
                 run.window(m, buf, i, buf[i - 3..i + 64].try_into().unwrap());

@@ -356,8 +356,9 @@ static VISIBLE_TABS_ENDS: [Shown; 256] = visible(true, true);
 /// copied as it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Marked {
-    /// -v: control bytes (TAB and LF among them), DEL, and bytes above 127.
-    Nonprinting,
+    /// -v: control bytes (TAB and LF among them), DEL, and bytes above 127; TAB shown as `^I`
+    /// with `tabs`, LF as `$` LF with `ends` (which the table says too).
+    Nonprinting { tabs: bool, ends: bool },
     /// -T alone: TABs.
     Tabs,
     /// -E, with -T or without: LFs, each CR just before a LF (GNU 9.12 shows CR LF as `^M$`,
@@ -370,7 +371,7 @@ impl Marked {
     #[inline(always)]
     fn mask<B: Block64>(self, m: Masks<B>, block: &[u8; 64], lf_next: bool) -> u64 {
         match self {
-            Marked::Nonprinting => m.control_or_high(block),
+            Marked::Nonprinting { .. } => m.control_or_high(block),
             Marked::Tabs => m.eq(block, b'\t'),
             Marked::Ends { tabs } => {
                 let lf = m.eq(block, b'\n');
@@ -426,7 +427,8 @@ impl Formatter {
             let (done, written) =
                 m.notation_blocks(input, self.opts.show_tabs, self.opts.show_ends, room).unwrap_or((0, 0));
             out.len += written;
-            map_bytes(m, &input[done..], table, Marked::Nonprinting, out);
+            let marked = Marked::Nonprinting { tabs: self.opts.show_tabs, ends: self.opts.show_ends };
+            map_bytes(m, &input[done..], table, marked, out);
             return;
         }
         if (self.opts.show_tabs || self.opts.show_ends)
@@ -746,6 +748,19 @@ fn map_windows<B: Block64>(
         let src: &[u8; 129] = input[base..base + 129].try_into().unwrap();
         let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n');
         let dst: &mut [u8; WINDOW] = (&mut data[len..len + WINDOW]).try_into().unwrap();
+        // Many bytes to notate under -v: the instruction set's kernel, whose cost is the same
+        // for every block, where it has one (three rounds of steps and more cost it more).
+        let kernel = match marked {
+            Marked::Nonprinting { tabs, ends } if mask.count_ones() as usize > 2 * STEPS => {
+                m.notation_block(src[..64].try_into().unwrap(), tabs, ends, (&mut dst[..256]).try_into().unwrap())
+            }
+            _ => None,
+        };
+        if let Some(written) = kernel {
+            len += written;
+            base += 64;
+            continue;
+        }
         if mask.count_ones() > 16 {
             // Mostly bytes that need notation (binary data, or many empty lines under -E):
             // byte by byte through the table, which maps the others to themselves, is cheaper
@@ -973,14 +988,16 @@ mod tests {
         }
         for (input, what) in &inputs {
             for (table, marked) in [
-                (&MAP_TABS_ENDS, Marked::Nonprinting),
-                (&MAP_PLAIN, Marked::Nonprinting),
+                (&MAP_TABS_ENDS, Marked::Nonprinting { tabs: true, ends: true }),
+                (&MAP_TABS, Marked::Nonprinting { tabs: true, ends: false }),
+                (&MAP_ENDS, Marked::Nonprinting { tabs: false, ends: true }),
+                (&MAP_PLAIN, Marked::Nonprinting { tabs: false, ends: false }),
                 (&VISIBLE_TABS, Marked::Tabs),
                 (&VISIBLE_ENDS, Marked::Ends { tabs: false }),
                 (&VISIBLE_TABS_ENDS, Marked::Ends { tabs: true }),
             ] {
                 let want: Vec<u8> = match marked {
-                    Marked::Nonprinting => input
+                    Marked::Nonprinting { .. } => input
                         .iter()
                         .flat_map(|&b| table[usize::from(b)].bytes()[..table[usize::from(b)].len()].to_vec())
                         .collect(),

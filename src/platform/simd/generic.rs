@@ -106,6 +106,13 @@ pub trait Block64: Copy {
         let _ = (input, tabs, ends, out);
         None
     }
+    /// `cat -v` notation of one 64-byte block at the start of `out` (see
+    /// [`Masks::notation_block`]), where the set has a kernel for it that needs no extension.
+    #[inline(always)]
+    unsafe fn notation_block(block: &[u8; 64], tabs: bool, ends: bool, out: &mut [u8; 256]) -> Option<usize> {
+        let _ = (block, tabs, ends, out);
+        None
+    }
     /// [`Masks::utf8_continuation`] by a kernel of the set's own with byte permutes, where it
     /// has one; None where it has not.
     ///
@@ -639,6 +646,18 @@ impl<B: Block64> Masks<B> {
         }
         let next_high = next_high.reverse_bits().checked_shr(64 - next_blocks as u32).unwrap_or(0);
         (checks.continuation(cut), next_high)
+    }
+
+    /// `cat -v` notation of one 64-byte block (TAB as `^I` with `tabs`, LF as `$` LF with
+    /// `ends`, else both as they are) at the start of `out`; returns the bytes written (at most
+    /// 256; bytes past them may be overwritten). Every byte costs the same, however many need
+    /// notation: for blocks where most do (binary data, text in a script other than Latin),
+    /// which a loop per byte to notate takes dear. None where the set has no such kernel: the
+    /// caller maps bytes itself.
+    #[inline(always)]
+    pub fn notation_block(self, block: &[u8; 64], tabs: bool, ends: bool, out: &mut [u8; 256]) -> Option<usize> {
+        // SAFETY: see `eq`.
+        unsafe { B::notation_block(block, tabs, ends, out) }
     }
 
     /// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `tabs`, LF as

@@ -24,6 +24,7 @@ enum Probe<'a> {
     Count(&'a [u8], u8),
     Masks(&'a [u8]),
     Notation(&'a [u8], bool, bool, &'a mut [u8]),
+    NotationBlock(&'a [u8; 64], bool, bool, &'a mut [u8; 256]),
     AsciiBlocks(&'a [u8]),
     Starts(&'a [u8; 66], &'a NibblePatterns, [u8; 3]),
     MayStart(&'a [u8; 64], &'a NibblePatterns),
@@ -42,6 +43,7 @@ enum Answer {
     Count(u64),
     Masks(Vec<AllMasks>),
     Notation(Option<(usize, usize)>),
+    NotationBlock(Option<usize>),
     AsciiBlocks(usize),
     Starts([u64; 3], [u64; 2], bool),
     MayStart(bool),
@@ -62,6 +64,9 @@ impl WithMasks for Probe<'_> {
             Probe::Count(buf, byte) => Answer::Count(m.count_byte(buf, byte)),
             Probe::Masks(buf) => Answer::Masks(all_masks(m, buf)),
             Probe::Notation(input, tabs, ends, out) => Answer::Notation(m.notation_blocks(input, tabs, ends, out)),
+            Probe::NotationBlock(block, tabs, ends, out) => {
+                Answer::NotationBlock(m.notation_block(block, tabs, ends, out))
+            }
             Probe::AsciiBlocks(buf) => Answer::AsciiBlocks(m.ascii_blocks(buf)),
             Probe::Starts(window, patterns, select) => {
                 let block = window[..64].try_into().unwrap();
@@ -278,6 +283,44 @@ fn notation(b: u8, tabs: bool, ends: bool) -> Vec<u8> {
             }
             v
         }
+    }
+}
+
+/// The one-block notation kernel (AVX2's shuffles; every other kernel declines) writes what
+/// `cat -v` shows for every byte value at every place of a block, in blocks from none to all of
+/// whose bytes need notation, with each of -T and -E or neither.
+#[test]
+fn notation_block_writes_every_byte_as_cat_v_does() {
+    let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2du64);
+    let mut blocks: Vec<[u8; 64]> =
+        (0..=255u8).map(|b| std::array::from_fn(|i| b.wrapping_add(i as u8 * 37))).collect();
+    blocks.push([b'a'; 64]);
+    blocks.push([b'\n'; 64]);
+    blocks.push([0xff; 64]);
+    for density in 0..8 {
+        for _ in 0..64 {
+            blocks.push(std::array::from_fn(|_| {
+                let r = next();
+                if (r & 7) < density { (r >> 8) as u8 } else { b'a' + (r >> 16) as u8 % 26 }
+            }));
+        }
+    }
+    for kernel in kernels("notation_block_writes_every_byte_as_cat_v_does") {
+        for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
+            for block in &blocks {
+                let mut out = [0u8; 256];
+                match with_masks(kernel, Probe::NotationBlock(block, tabs, ends, &mut out)) {
+                    Answer::NotationBlock(Some(written)) => {
+                        let want: Vec<u8> = block.iter().flat_map(|&b| notation(b, tabs, ends)).collect();
+                        assert!(out[..written] == want[..], "{kernel:?} tabs {tabs} ends {ends}: {block:02x?}");
+                    }
+                    answer => assert_eq!(answer, Answer::NotationBlock(None)),
+                }
+            }
+        }
+        // The kernel is there on every CPU with AVX2.
+        let answer = with_masks(kernel, Probe::NotationBlock(&blocks[0], false, false, &mut [0; 256]));
+        assert_eq!(kernel == Kernel::Avx2, answer != Answer::NotationBlock(None), "{kernel:?}");
     }
 }
 

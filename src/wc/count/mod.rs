@@ -6,7 +6,8 @@
 //!   classes, chosen once), with the block masks of the best instruction set ([`Masks`], run
 //!   through `platform::simd::with_masks` so the whole loop is compiled for it):
 //!   `words.rs` words by masks and byte patterns, `chars.rs` -m on UTF-8 by masks, `width.rs`
-//!   -L alone by skipping what cannot pass the longest line, `windows.rs` the general window
+//!   -L alone by skipping what cannot pass the longest line (and -L with -w or -m in UTF-8 by
+//!   table look-ups), `windows.rs` the general window
 //!   (the rest, visiting only the bytes that matter) and the loop over windows; `gnu.rs` GNU's
 //!   loops (byte by byte in a single-byte locale, character by character in a multibyte one)
 //!   take window tails, characters cut by a chunk end, and the locales the masks do not fit
@@ -127,10 +128,11 @@ impl<'a> Counter<'a> {
         // each would repeat the general window in the loop that runs them all).
         let i = match self.pass {
             Pass::Widths { alone: true } => self.width_run(m, buf, i),
+            Pass::Widths { alone: false } => self.widths_run(m, buf, i),
             Pass::Unibyte { words: true } => self.unibyte_words_run(m, buf, i),
             Pass::Utf8Chars => self.chars_run(m, buf, i),
             Pass::Utf8Words => self.words_run(m, buf, i),
-            Pass::Gnu | Pass::Widths { alone: false } | Pass::Unibyte { words: false } | Pass::Utf8Windows => i,
+            Pass::Gnu | Pass::Unibyte { words: false } | Pass::Utf8Windows => i,
         };
         let i = match self.pass.window() {
             Some(kind) => self.windows(m, buf, i, kind),

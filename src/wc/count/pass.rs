@@ -5,7 +5,7 @@
 //! | wanted (after the locale) | pass | how |
 //! |---|---|---|
 //! | classes or encoding the masks do not fit (other multibyte encodings, unusual ASCII white space; `-L` with unusual printable ASCII) | `Gnu` | GNU's loop, byte by byte or character by character |
-//! | `-L` | `Widths` | alone (no `-w`, no `-m` in UTF-8): windows skipped while no line can pass the longest (`width_run`); then windows measured exactly |
+//! | `-L` | `Widths` | alone (no `-w`, no `-m` in UTF-8): windows skipped while no line can pass the longest (`width_run`); with `-w` or `-m` in UTF-8, each window measured by table look-ups, its characters from the starts of valid forms and its words by masks and byte patterns (`widths_run`); then windows measured exactly |
 //! | single-byte locale | `Unibyte` | words by masks and line ends in a tally (`unibyte_words_run`); then windows by masks |
 //! | UTF-8, no `-w` | `Utf8Chars` | valid windows' characters from masks (`chars_run`); then windows, valid ones by masks |
 //! | UTF-8, `-w` without `-m` | `Utf8Words` | white space by masks and byte patterns, batches of windows (`words_run`); then windows |

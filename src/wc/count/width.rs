@@ -3,7 +3,7 @@
 use super::Counter;
 use super::windows::{Known, span};
 use crate::platform;
-use crate::platform::simd::{Block64, Masks};
+use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks};
 use crate::wc::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, WIDTH_BITS};
 
 /// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
@@ -110,6 +110,71 @@ impl Counter<'_> {
         }
     }
 
+    /// -L with -w or -m in UTF-8 (`Pass::Widths { alone: false }`), from `buf[from..]`, where
+    /// the kernel has table look-ups: each window measured by `width_block` (valid forms found
+    /// by their starts, widths looked up a block of code points at a time), its characters
+    /// counted from those starts, its words from white space by masks and byte patterns (as
+    /// `words_run`): nothing is decoded one character at a time, as the general window does
+    /// for each non-ASCII character (36 instructions a byte of Chinese). Stops where a window
+    /// no longer has the three bytes after it, past the last bytes of a multibyte space begun
+    /// in the last window. Returns where it stopped.
+    #[inline(always)]
+    pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+        if !self.utf8 || !m.lookups_pay() || from + 67 > buf.len() {
+            return from;
+        }
+        if !self.want.words {
+            return self.widths_windows::<B, BY_COMPARES>(m, buf, from, None);
+        }
+        let Some(spaces) = self.classes.utf8_spaces() else {
+            return from;
+        };
+        match m.pattern_way(spaces) {
+            BY_TOP => self.widths_windows::<B, BY_TOP>(m, buf, from, Some(spaces)),
+            BY_SELECTION => self.widths_windows::<B, BY_SELECTION>(m, buf, from, Some(spaces)),
+            _ => self.widths_windows::<B, BY_COMPARES>(m, buf, from, Some(spaces)),
+        }
+    }
+
+    /// [`Self::widths_run`] with the multibyte spaces `spaces` (where words are counted) found
+    /// `HOW` (see `Masks::pattern_way`).
+    #[inline(always)]
+    fn widths_windows<B: Block64, const HOW: u8>(
+        &mut self,
+        m: Masks<B>,
+        buf: &[u8],
+        from: usize,
+        spaces: Option<&BytePatterns>,
+    ) -> usize {
+        // The bytes of a multibyte space that began in the last window and go on in this one.
+        let mut carry = 0u64;
+        let mut i = from;
+        while i + 67 <= buf.len() {
+            platform::simd::prefetch_ahead(buf, i);
+            let starts = self.width_block(m, buf, i);
+            self.counts.chars += u64::from(starts.count_ones());
+            if let Some(spaces) = spaces {
+                let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
+                let block: &[u8; 64] = window[..64].try_into().unwrap();
+                let mut space = m.ascii_space(block, None) | carry;
+                carry = 0;
+                if m.high(block) != 0 {
+                    let (multibyte, next) = m.pattern_bytes::<HOW>(window, spaces);
+                    space |= multibyte;
+                    carry = next;
+                }
+                // A word ends where a space follows a word byte (the carry is the byte before).
+                let prev_nonspace = (!space << 1) | u64::from(self.in_word);
+                self.counts.words += u64::from((space & prev_nonspace).count_ones());
+                self.in_word = space >> 63 == 0;
+            }
+            i += 64;
+        }
+        // The last bytes of a space that began in the last window: no line end, no character,
+        // their width counted where it began.
+        i + carry.count_ones() as usize
+    }
+
     /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line
     /// being `pos` wide at `start`; returns where it stopped, or None (with `line_pos` set
     /// to `pos`) when a window could not be measured there (the caller measures from
@@ -130,7 +195,8 @@ impl Counter<'_> {
                 return (at > start).then_some(at);
             }
             let used = if self.utf8 && m.lookups_pay() && at + 67 <= buf.len() {
-                self.width_block(m, buf, at)
+                self.width_block(m, buf, at);
+                64
             } else {
                 // (-L alone: no words.)
                 self.line_block::<B, true>(
@@ -156,9 +222,10 @@ impl Counter<'_> {
     /// Three-byte forms whose whole block is one width (most CJK and Hangul) take one look-up
     /// per lead byte. The bits of the characters at least one column wide, and of those two
     /// wide, then give a line's width between control characters by counting. Invalid bytes
-    /// and continuation bytes are no characters: no width. Returns 64.
+    /// and continuation bytes are no characters: no width. Returns where characters begin (ASCII
+    /// and the valid forms).
     #[inline(always)]
-    pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], at: usize) -> usize {
+    pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], at: usize) -> u64 {
         let w: &[u8; 67] = buf[at..at + 67].try_into().unwrap();
         let (b0, b1, b2, b3): (&[u8; 64], &[u8; 64], &[u8; 64], &[u8; 64]) = (
             w[..64].try_into().unwrap(),
@@ -227,7 +294,7 @@ impl Counter<'_> {
         self.line_pos = pos;
         self.counts.max_line_length = longest;
         self.counts.lines += lines;
-        64
+        !high | two | three | four
     }
 
     /// The widths (one column or more, two) of the characters at the bits of `chars`, whose

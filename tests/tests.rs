@@ -12,6 +12,7 @@ mod generated;
 mod hostile;
 mod install;
 mod locale_diff;
+mod loops;
 mod multicall;
 mod util;
 mod wc_diff;

@@ -6,7 +6,8 @@
 //! functions from libgcc's static `libgcc_eh.a` drops it (with `--as-needed`, which rustc
 //! passes, the shared library is then not needed). Where the target's C compiler cannot name
 //! that archive (or, cross-compiling, no compiler for the target is named) the build links as
-//! usual.
+//! usual. The C library is named again after the archive: GCC 14's libgcc_eh.a holds
+//! heap-trampoline.o, whose `__tls_get_addr` (the dynamic loader's) the whole archive needs.
 
 use std::path::Path;
 use std::process::Command;
@@ -44,6 +45,6 @@ fn main() {
     let Ok(out) = Command::new(program).args(words).arg("-print-file-name=libgcc_eh.a").output() else { return };
     let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if out.status.success() && Path::new(&path).is_absolute() && Path::new(&path).exists() {
-        println!("cargo:rustc-link-arg=-Wl,--push-state,--whole-archive,{path},--pop-state");
+        println!("cargo:rustc-link-arg=-Wl,--push-state,--whole-archive,{path},--pop-state,-lc");
     }
 }

@@ -62,7 +62,7 @@ pub fn multicall_main(mut args: Vec<Arg>) -> i32 {
     };
     match name.as_bytes() {
         b"--help" => return own_option(multicall_help().as_bytes()),
-        b"--version" => return own_option(&help::version_text("rapidutils")),
+        b"--version" => return own_option(&[help::version_text("rapidutils"), kernels_line()].concat()),
         b"--list" => {
             let list: String = TOOLS.iter().map(|t| format!("{}\n", t.name)).collect();
             return own_option(list.as_bytes());
@@ -94,7 +94,7 @@ pub fn multicall_command() -> Command {
     let flag =
         |id: &'static str, help: &'static str| clap::Arg::new(id).long(id).action(clap::ArgAction::SetTrue).help(help);
     Command::new("rapidutils")
-        .override_usage("rapidutils TOOL [ARGUMENT]...\nTOOL [ARGUMENT]...   (through a link named after the tool)")
+        .override_usage(MULTICALL_USAGE)
         .about("GNU-compatible yes, cat and wc in one multi-call binary")
         .long_about(format!(
             "Run one of the rapidutils tools: GNU-compatible {}.\n\n\
@@ -109,13 +109,23 @@ pub fn multicall_command() -> Command {
         .arg(flag("version", "output version information and exit"))
 }
 
+/// The line of `rapidutils --version` that names the SIMD kernels this build has (the AVX-512
+/// kernel needs a compiler from Rust 1.89), whether or not this CPU runs them.
+fn kernels_line() -> Vec<u8> {
+    let names: Vec<&str> = platform::simd::Kernel::ALL.iter().filter(|k| k.in_build()).map(|k| k.name()).collect();
+    format!("SIMD kernels in this build: {}.\n", names.join(", ")).into_bytes()
+}
+
+/// The multi-call binary's usage forms, one a line.
+const MULTICALL_USAGE: &str =
+    "rapidutils TOOL [ARGUMENT]...\nTOOL [ARGUMENT]...   (through a link named after the tool)";
+
 /// `rapidutils --help`: the usage forms, the description, and each option with its description
 /// on the next line (GNU's layout).
 fn multicall_help() -> String {
     let cmd = multicall_command();
-    let usage = cmd.get_overridden_usage().map(|u| u.to_string()).unwrap_or_default();
     let mut text = String::new();
-    for (i, line) in usage.lines().enumerate() {
+    for (i, line) in MULTICALL_USAGE.lines().enumerate() {
         text.push_str(if i == 0 { "Usage: " } else { "  or:  " });
         text.push_str(line);
         text.push('\n');

@@ -348,7 +348,7 @@ fn mapped_files_rewritten_while_counted_give_bounded_counts() {
             let mut round = 0;
             while !stop.load(Ordering::Relaxed) {
                 for at in (0..LEN).step_by(PIECE) {
-                    let from = if (at / PIECE + round).is_multiple_of(2) { &noise } else { &text };
+                    let from = if (at / PIECE + round) % 2 == 0 { &noise } else { &text };
                     file.write_all_at(&from[at..at + PIECE], at as u64).unwrap();
                 }
                 round += 1;

@@ -65,6 +65,20 @@ fn list_help_version() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with(concat!("rapidutils (rapidutils) ", env!("CARGO_PKG_VERSION"), "\n")));
+    // Its last line names the kernels the build has: AVX-512's where the compiler has its
+    // intrinsics (build.rs).
+    let kernels = match arch().as_str() {
+        _ if cfg!(feature = "portable") => "portable",
+        "x86_64" if cfg!(rapidutils_avx512) => "portable, sse2, avx2, avx512",
+        "x86_64" => "portable, sse2, avx2",
+        "aarch64" => "portable, neon",
+        _ => "portable",
+    };
+    AssertCommand::new(ours("rapidutils"))
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(format!("\nSIMD kernels in this build: {kernels}.\n")));
 }
 
 #[test]

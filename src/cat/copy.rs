@@ -127,10 +127,10 @@ impl FileCopies {
         let index = usize::from(way == FileWay::Relay);
         if self.first[index].is_none() && bytes > 0 {
             self.first[index] = Some(nanos as f64 / bytes as f64);
-            if let [Some(cfr), Some(relay)] = self.first
-                && clones(cfr, relay)
-            {
-                self.chooser.only(FileWay::CopyFileRange);
+            if let [Some(cfr), Some(relay)] = self.first {
+                if clones(cfr, relay) {
+                    self.chooser.only(FileWay::CopyFileRange);
+                }
             }
         }
         self.chooser.record(way, bytes, nanos);

@@ -938,7 +938,7 @@ mod tests {
                 let r = next();
                 input.push(if r % 16 == 1 {
                     [b'\n', b'\t', 0, 0x7f, b'\r'][(r >> 8) as usize % 5]
-                } else if density < 6 && (r >> 4).is_multiple_of(1 << density) {
+                } else if density < 6 && (r >> 4) % (1 << density) == 0 {
                     (r >> 32) as u8 | 0x80
                 } else {
                     b'a' + (r >> 40) as u8 % 26
@@ -962,7 +962,7 @@ mod tests {
                     let at = next() as usize % 64;
                     if block[at] == b'a' {
                         let r = next() as u8;
-                        block[at] = if r.is_multiple_of(3) { r % 32 } else { r | 0x80 };
+                        block[at] = if r % 3 == 0 { r % 32 } else { r | 0x80 };
                         placed += 1;
                     }
                 }

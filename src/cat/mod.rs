@@ -90,11 +90,11 @@ pub fn main(args: Vec<Arg>) -> i32 {
             return diag::EXIT_FAILURE;
         }
     }
-    if cat.read_stdin
-        && let Err(err) = platform::close(platform::STDIN)
-    {
-        diag::error_errno(tr(c"closing standard input"), &err);
-        cat.ok = false;
+    if cat.read_stdin {
+        if let Err(err) = platform::close(platform::STDIN) {
+            diag::error_errno(tr(c"closing standard input"), &err);
+            cat.ok = false;
+        }
     }
     if cat.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
 }

@@ -182,10 +182,10 @@ pub fn feed<C: Consumer>(
                 };
                 let window = feed_window(fd, at, &map, piece, consumer)?;
                 behind = true;
-                if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten())
-                    && whole_folios(after.saturating_sub(before), window.len)
-                {
-                    only = Some(Way::Map);
+                if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten()) {
+                    if whole_folios(after.saturating_sub(before), window.len) {
+                        only = Some(Way::Map);
+                    }
                 }
                 if window.cut {
                     // The file ended inside the window (it shrank): reads take what follows.

@@ -39,8 +39,10 @@ pub fn kernel_not_run(kernel: &str, in_build: bool, cpu: &Features) -> String {
         _ => false,
     };
     let lacks: Vec<&str> = kernel_needs(kernel).iter().copied().filter(|f| !has(f)).collect();
-    if !in_build {
+    if !in_build && cfg!(feature = "portable") {
         "not part of this build: the portable feature builds the portable kernel alone".to_owned()
+    } else if !in_build {
+        "not part of this build: its compiler lacks the kernel's intrinsics (AVX-512: Rust 1.89)".to_owned()
     } else if !lacks.is_empty() {
         format!("this CPU lacks {}", lacks.join(" and "))
     } else if turned_off {

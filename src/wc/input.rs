@@ -212,7 +212,7 @@ fn sum(a: &Counts, b: &Counts) -> Counts {
 /// a page). `named`: a file wc opened itself, at offset 0.
 fn bytes_by_size(fd: Fd, info: &FileInfo, named: bool, bytes: &mut u64) -> Option<io::Result<()>> {
     let end = info.size;
-    let trusted = !end.is_multiple_of(platform::page_size() as u64);
+    let trusted = end % platform::page_size() as u64 != 0;
     if named && trusted {
         // The common case: no offset to ask for or to leave at the end.
         *bytes = end;

@@ -105,11 +105,11 @@ pub fn main(args: Vec<Arg>) -> i32 {
     }
     // GNU closes standard input when it read it, and a failure there (it was closed all along)
     // is an error of its own.
-    if wc.read_stdin
-        && let Err(err) = platform::close(platform::STDIN)
-    {
-        diag::error_errno(b"-", &err);
-        return diag::EXIT_FAILURE;
+    if wc.read_stdin {
+        if let Err(err) = platform::close(platform::STDIN) {
+            diag::error_errno(b"-", &err);
+            return diag::EXIT_FAILURE;
+        }
     }
     if wc.ok { diag::EXIT_SUCCESS } else { diag::EXIT_FAILURE }
 }

@@ -31,7 +31,9 @@ pub fn page(cmd: &Command, date: &str) -> String {
     let about = cmd.get_about().map(|a| a.to_string()).expect("every command has a one-line about");
     out.push_str(&format!(".SH NAME\n{name} \\- {}\n", text(&about)));
     out.push_str(".SH SYNOPSIS\n");
-    let usage = cmd.get_overridden_usage().map(|u| u.to_string()).expect("every command has a GNU usage");
+    // The usage lines as given to clap's `override_usage`, after the "Usage: " it renders them with.
+    let rendered = cmd.clone().render_usage().to_string();
+    let usage = rendered.strip_prefix("Usage: ").expect("every command has a GNU usage");
     for (i, line) in usage.lines().enumerate() {
         if i > 0 {
             out.push_str(".br\n");

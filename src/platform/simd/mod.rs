@@ -76,9 +76,9 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             Kernel::Neon => cfg!(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))),
-            Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => {
-                cfg!(all(target_arch = "x86_64", not(feature = "portable")))
-            }
+            Kernel::Sse2 | Kernel::Avx2 => cfg!(all(target_arch = "x86_64", not(feature = "portable"))),
+            // Where the compiler has the AVX-512 intrinsics (build.rs).
+            Kernel::Avx512 => cfg!(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512)),
         }
     }
 
@@ -354,7 +354,7 @@ pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
     match kernel.or_below() {
         // SAFETY: `or_below` gives a kernel the CPU runs: it has every one of the kernel's
         // target features (`Kernel::is_available`), and VBMI and VBMI2 where it says so.
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
         Kernel::Avx512 => unsafe { x86_64::with_avx512(work, super::cpu::features().has_all(&VBMI_FEATURES)) },
         // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]

@@ -191,10 +191,7 @@ impl BytePatterns {
                 Third::Set(set) if self.leads[l] == lead && self.seconds[s] == second => Some(set),
                 _ => None,
             });
-            if let Some(set) = set
-                && (0x80..0xc0).contains(&third)
-                && set >> (third - 0x80) & 1 != 0
-            {
+            if (0x80..0xc0).contains(&third) && set.is_some_and(|set| set >> (third - 0x80) & 1 != 0) {
                 three |= 1 << p;
             }
         }

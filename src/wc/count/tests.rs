@@ -420,7 +420,7 @@ fn words_agree_as_the_lead_filter_stands_aside_and_looks_again() {
             let r = next() as usize;
             if dense_part {
                 input.extend_from_slice(dense[r % dense.len()].as_bytes());
-            } else if r.is_multiple_of(997) {
+            } else if r % 997 == 0 {
                 // A rare space or a cut sequence in the lead-free text.
                 input.extend_from_slice(free[4 + r % 2]);
             } else {

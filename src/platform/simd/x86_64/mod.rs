@@ -3,16 +3,27 @@
 //! has them.
 
 mod avx2;
+// Built where the compiler has the AVX-512 intrinsics (from Rust 1.89; see build.rs), so
+// that clippy holds them to that version, not to the crate's rust-version.
+#[cfg(rapidutils_avx512)]
+#[clippy::msrv = "1.89"]
 mod avx512;
+#[cfg(rapidutils_avx512)]
+#[clippy::msrv = "1.89"]
 mod notation;
 mod sse2;
+#[cfg(rapidutils_avx512)]
+#[clippy::msrv = "1.89"]
 mod utf8;
 
 pub use avx2::with_avx2;
+#[cfg(rapidutils_avx512)]
 pub use avx512::with_avx512;
 pub use sse2::Sse2;
 
 /// The 64 bytes of `block` in a register (for the VBMI kernels, which work on `__m512i` alone).
+#[cfg(rapidutils_avx512)]
+#[clippy::msrv = "1.89"]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn load512(block: &[u8; 64]) -> std::arch::x86_64::__m512i {

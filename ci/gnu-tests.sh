@@ -125,23 +125,29 @@ unpack_orig() {
   return 1
 }
 
+# What was tried to obtain the tests: shown only when nothing could be (the banner's NOTE says
+# which suite ran instead of the oracle's).
+tried=$(mktemp)
+trap 'rm -f "$tried"' EXIT
+note() { echo "$me: $*" >> "$tried"; }
+
 fetch_direct() {  # fetch_direct VERSION: the orig tarball straight from the mirror's pool
   local v=$1 url dl
   [ -n "$mirror" ] && sys_which curl >/dev/null || return 1
   url=$mirror/pool/main/c/coreutils/coreutils_$v.orig.tar.xz
   dl=$(mktemp -d) || return 1
-  echo "$me: fetching $url" >&2
+  note "fetching $url"
   if curl -fsSL --retry 2 -o "$dl/orig.tar.xz" "$url" 2>"$dl/err" && unpack_orig "$dl/orig.tar.xz" "$v" "$url"; then
     rm -rf "$dl"; return 0
   fi
-  echo "$me: ... not available ($(tail -n1 "$dl/err" 2>/dev/null))" >&2
+  note "... not available ($(tail -n1 "$dl/err" 2>/dev/null))"
   rm -rf "$dl"; return 1
 }
 
 fetch_apt() {  # newest coreutils source the archive offers (the wanted version first), via apt; sets $got
   local aptdir=$cache/apt keyring=/usr/share/keyrings/debian-archive-keyring.gpg versions v up dl tarball
-  [ -n "$mirror" ] || { echo "$me: no Debian archive found in the apt sources" >&2; return 1; }
-  sys_which apt-get >/dev/null || { echo "$me: apt-get is not available" >&2; return 1; }
+  [ -n "$mirror" ] || { note "no Debian archive found in the apt sources"; return 1; }
+  sys_which apt-get >/dev/null || { note "apt-get is not available"; return 1; }
   mkdir -p "$aptdir/lists/partial" "$aptdir/archives/partial" "$aptdir/cache"
   printf 'deb-src [signed-by=%s] %s %s main\n' "$keyring" "$mirror" experimental "$keyring" "$mirror" sid \
     > "$aptdir/sources.list"
@@ -149,10 +155,10 @@ fetch_apt() {  # newest coreutils source the archive offers (the wanted version 
                   -o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
                   -o "Dir::Cache::Archives=$aptdir/archives" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
                   -o "APT::Sandbox::User=$(id -un)" -o Debug::NoLocking=1)
-  echo "$me: asking $mirror (experimental, sid) which coreutils sources it offers" >&2
-  apt-get "${apt_opts[@]}" -qq update >&2 || { echo "$me: apt-get update failed" >&2; return 1; }
+  note "asking $mirror (experimental, sid) which coreutils sources it offers"
+  apt-get "${apt_opts[@]}" -qq update >> "$tried" 2>&1 || { note "apt-get update failed"; return 1; }
   versions=$(apt-cache "${apt_opts[@]}" showsrc coreutils 2>/dev/null | awk '$1 == "Version:" {print $2}' | sort -urV)
-  [ -n "$versions" ] || { echo "$me: the archive offers no coreutils source" >&2; return 1; }
+  [ -n "$versions" ] || { note "the archive offers no coreutils source"; return 1; }
   # The oracle's upstream version first, then newest first.
   versions=$( { grep -E "^([0-9]+:)?${want//./\\.}-" <<<"$versions"; grep -vE "^([0-9]+:)?${want//./\\.}-" <<<"$versions"; } \
               | grep . || true)
@@ -160,14 +166,14 @@ fetch_apt() {  # newest coreutils source the archive offers (the wanted version 
     up=${v#*:}; up=${up%-*}
     cached_ok "$up" && { got=$up; return 0; }
     dl=$(mktemp -d) || return 1
-    echo "$me: apt-get source --download-only coreutils=$v" >&2
+    note "apt-get source --download-only coreutils=$v"
     if (cd "$dl" && apt-get "${apt_opts[@]}" -qq source --download-only "coreutils=$v") >"$dl/log" 2>&1; then
       tarball=$(ls "$dl"/coreutils_"$up".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
       if [ -n "$tarball" ] && unpack_orig "$tarball" "$up" "apt-get source coreutils=$v from $mirror"; then
         rm -rf "$dl"; got=$up; return 0
       fi
     fi
-    echo "$me: ... coreutils $v: $(grep -E '^(E|W):' "$dl/log" | head -n1)" >&2
+    note "... coreutils $v: $(grep -E '^(E|W):' "$dl/log" | head -n1)"
     rm -rf "$dl"
   done
   return 1
@@ -192,10 +198,10 @@ else
     [ -n "$want" ] && [ $probe = yes ] && touch "$cache/.unavailable-$want" 2>/dev/null
     if [ $refresh = no ] && [ -n "$(newest_cached)" ]; then
       got=$(newest_cached)
-      [ -n "$want" ] && echo "$me: coreutils $want's tests are not in the archive (checked" \
-        "$(date -r "$cache/.unavailable-$want" +%F)); using the cached $got tests (-u: ask the archive again)" >&2
+      [ -n "$want" ] && note "coreutils $want's tests are not in the archive (checked" \
+        "$(date -r "$cache/.unavailable-$want" +%F)); using the cached $got tests (-u: ask the archive again)"
     elif fetch_apt; then :
-    else die "could not obtain GNU coreutils' test suite (wanted ${want:-the newest})"
+    else cat "$tried" >&2; die "could not obtain GNU coreutils' test suite (wanted ${want:-the newest})"
     fi
   fi
 fi
@@ -209,8 +215,7 @@ if [ -z "$oracle_version" ]; then
 elif [ "$got" != "$oracle_version" ] && [ -n "${GNU_TESTS_VERSION:-}" ]; then
   echo "NOTE: running the $got tests (GNU_TESTS_VERSION); the oracle is GNU coreutils $oracle_version."
 elif [ "$got" != "$oracle_version" ]; then
-  echo "NOTE: the oracle is GNU coreutils $oracle_version, but its test suite is not available from the archive;"
-  echo "      running the $got tests instead (tests added or changed after $got are not covered)."
+  echo "NOTE: GNU $oracle_version's tests are not in the archive: running $got's (later tests not covered)."
 fi
 for t in $tools_under_test; do
   printf '  %-4s %s  [%s]\n' "$t" "$bindir/$t" "$("$bindir/$t" --version 2>&1 | head -n1)"
@@ -249,7 +254,7 @@ holds_2e "$tmp_base" || echo "NOTE: $tmp_base cannot hold a 2 EiB sparse file: w
   "will not run (set GNU_TESTS_TMPDIR to a tmpfs, xfs or btrfs directory)"
 run=$(mktemp -d "$tmp_base/rapidutils-gnu-tests.XXXXXX") || die "mktemp in $tmp_base failed"
 echo "running in $run"
-cleanup() { if [ $keep = yes ]; then echo "$me: logs kept in $run/logs"; else rm -rf "$run"; fi; }
+cleanup() { rm -f "$tried"; if [ $keep = yes ]; then echo "$me: logs kept in $run/logs"; else rm -rf "$run"; fi; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$run/src" "$run/compat" "$run/logs" "$run/tmp" "$run/t"

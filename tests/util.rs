@@ -256,6 +256,16 @@ pub fn count_instructions(mut cmd: Command) -> u64 {
     count.trim().replace(',', "").parse().unwrap()
 }
 
+/// The shared libraries `program` names (readelf's NEEDED entries, in order).
+pub fn needed_libraries(program: &Path) -> Vec<String> {
+    let out = Command::new(require_program("readelf")).arg("-d").arg(program).output().expect("readelf (binutils)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .map(|l| l.rsplit(' ').next().unwrap().trim_matches(['[', ']']).to_owned())
+        .collect()
+}
+
 /// A program the test needs from the system; its absence fails the test (`make test-deps`
 /// installs it).
 pub fn require_program(name: &str) -> PathBuf {

@@ -135,7 +135,8 @@ test-deps:
 # (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
 # ci/test-all.sh runs them in turn (each whatever the others gave; logs in target/test-logs), then
 # lists what could not run here, each with its reason (a kernel this CPU lacks, ...: tests write
-# them to $(SKIPS)), and ends with one line: N passed, N failed, N skipped.
+# them to $(SKIPS)), and ends with one line: N passed, N failed, N skipped (by design or not
+# checked here).
 SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
 	@CARGO="$(CARGO)" MAKE="$(MAKE)" bash ci/test-all.sh

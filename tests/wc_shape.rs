@@ -200,7 +200,7 @@ fn large_files_are_counted_from_mappings() {
 /// calls). Where not, `test` is reported as skipped, with the reason.
 fn mappings_traced_here(test: &str) -> bool {
     let why = if !ZERO_COPY {
-        "this build maps no files (the portable build reads them)"
+        "not part of this build: the portable build reads files, it maps none"
     } else if arch() != std::env::consts::ARCH {
         "under qemu strace sees the emulator's system calls, not the program's"
     } else {
@@ -310,7 +310,7 @@ fn the_map_or_read_choice_goes_on_from_file_to_file() {
 fn mapped_files_that_shrink_are_counted_to_their_new_end() {
     if !ZERO_COPY {
         let test = "wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end";
-        skipped(test, "the whole test", "this build maps no files (the portable build reads them)");
+        skipped(test, "the whole test", "not part of this build: the portable build reads files, it maps none");
         return;
     }
     if arch() != std::env::consts::ARCH {

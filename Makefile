@@ -30,6 +30,10 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 # those bindings, loads them. Only for system-wide prefixes (bash-completion reads no other);
 # for a per-user install, see the README.
 BASHCOMPATDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/bash_completion.d)
+# fish searches vendor_completions.d only in the directories of XDG_DATA_DIRS, and where that is
+# unset (a login shell on Debian 12) only in its own, /usr/share: for PREFIX=/usr/local a file in
+# fish's system conf.d, which every fish reads at start, adds FISHCOMPDIR to its search path.
+FISHCONFDIR ?= $(if $(filter /usr/local,$(PREFIX)),/etc/fish/conf.d)
 # Installed names are $(PROG_PREFIX)yes etc. (pages and completions too); the multi-call binary
 # recognises any prefix.
 PROG_PREFIX ?=
@@ -258,7 +262,7 @@ D = $(DESTDIR)
 COMPLETION_DIRS := $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 INSTALL_DIRS := $(TOOLDIR) $(MANDIR)/man1 \
 	$(if $(filter links,$(INSTALL_MODE)),$(BINDIR) $(COMPLETION_DIRS)) \
-	$(if $(filter yes,$(TOOL_COMPLETIONS)),$(COMPLETION_DIRS) $(BASHCOMPATDIR)) \
+	$(if $(filter yes,$(TOOL_COMPLETIONS)),$(COMPLETION_DIRS) $(BASHCOMPATDIR) $(FISHCONFDIR)) \
 	$(if $(filter yes,$(RECORD_DIRS)),$(dir $(DIRLIST)))
 
 install: $(if $(BINARIES),,build)
@@ -271,29 +275,34 @@ install: $(if $(BINARIES),,build)
 	    | sort -u > "$(D)$(DIRLIST).new" && mv "$(D)$(DIRLIST).new" "$(D)$(DIRLIST)"; \
 	fi
 ifeq ($(INSTALL_MODE),links)
-	install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils"
-	# Relative links (portable sh, no GNU realpath): ../../../bin/rapidutils in the distro layout.
-	from="$(TOOLDIR)"; to="$(BINDIR)/rapidutils"; up=; \
+	@install -m 755 $(RELEASE)/rapidutils "$(D)$(BINDIR)/rapidutils" && echo "installed $(BINDIR)/rapidutils"
+	@# Relative links (portable sh, no GNU realpath): ../../../bin/rapidutils in the distro layout.
+	@from="$(TOOLDIR)"; to="$(BINDIR)/rapidutils"; up=; \
 	while [ "$${to#"$$from"/}" = "$$to" ]; do from=$${from%/*}; up="../$$up"; done; \
-	for t in $(TOOLS); do ln -sfn "$$up$${to#"$$from"/}" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
-	install -m 644 man/rapidutils.1 "$(D)$(MANDIR)/man1/rapidutils.1"
-	install -m 644 completions/bash/rapidutils "$(D)$(BASHCOMPDIR)/rapidutils"
-	install -m 644 completions/zsh/_rapidutils "$(D)$(ZSHCOMPDIR)/_rapidutils"
-	install -m 644 completions/fish/rapidutils.fish "$(D)$(FISHCOMPDIR)/rapidutils.fish"
+	for t in $(TOOLS); do ln -sfn "$$up$${to#"$$from"/}" "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" || exit 1; \
+	  echo "installed $(TOOLDIR)/$(PROG_PREFIX)$$t -> $$up$${to#"$$from"/}"; done
+	@install -m 644 man/rapidutils.1 "$(D)$(MANDIR)/man1/rapidutils.1"
+	@install -m 644 completions/bash/rapidutils "$(D)$(BASHCOMPDIR)/rapidutils"
+	@install -m 644 completions/zsh/_rapidutils "$(D)$(ZSHCOMPDIR)/_rapidutils"
+	@install -m 644 completions/fish/rapidutils.fish "$(D)$(FISHCOMPDIR)/rapidutils.fish"
+	@echo "installed $(MANDIR)/man1/rapidutils.1 and rapidutils' bash, zsh and fish completions"
 else
-	for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t"; done
+	@for t in $(TOOLS); do install -m 755 $(RELEASE)/$$t "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" || exit 1; \
+	  echo "installed $(TOOLDIR)/$(PROG_PREFIX)$$t"; done
 endif
-	for t in $(TOOLS); do install -m 644 man/$$t.1 "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+	@for t in $(TOOLS); do install -m 644 man/$$t.1 "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1" || exit 1; done
+	@echo "installed the manual pages of $(TOOLS) in $(MANDIR)/man1"
 ifeq ($(TOOL_COMPLETIONS),yes)
-	for t in $(TOOLS); do \
+	@for t in $(TOOLS); do \
 	  $(SED_BASH) completions/bash/$$t > "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" && \
 	  $(SED_ZSH) completions/zsh/_$$t > "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" && \
 	  $(SED_FISH) completions/fish/$$t.fish > "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" && \
 	  chmod 644 "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
 	    "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish" || exit 1; \
 	done
+	@echo "installed the tools' completions in $(BASHCOMPDIR), $(ZSHCOMPDIR) and $(FISHCOMPDIR)"
 ifneq ($(BASHCOMPATDIR),)
-	{ echo '# Installed by rapidutils: loads its completions for $(PROG_PREFIX)cat and $(PROG_PREFIX)wc, which'; \
+	@{ echo '# Installed by rapidutils: loads its completions for $(PROG_PREFIX)cat and $(PROG_PREFIX)wc, which'; \
 	  echo "# bash-completion binds to its generic _longopt before it would look for their files."; \
 	  echo 'for _rapidutils_tool in $(PROG_PREFIX)cat $(PROG_PREFIX)wc; do'; \
 	  echo '  if declare -F _comp_load >/dev/null; then _comp_load -- "$$_rapidutils_tool"'; \
@@ -301,7 +310,23 @@ ifneq ($(BASHCOMPATDIR),)
 	  echo '  fi'; \
 	  echo 'done'; \
 	  echo 'unset _rapidutils_tool'; } > "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
-	chmod 644 "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+	@chmod 644 "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+	@echo "installed $(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils (loads the completions of cat and wc in bash)"
+endif
+ifneq ($(FISHCONFDIR),)
+	@{ echo '# Installed by rapidutils: fish finds its completions here only where XDG_DATA_DIRS names'; \
+	  echo '# $(DATADIR) (a login shell may leave it unset). Searched as a vendor directory is: after'; \
+	  echo "# the user's, before fish's own."; \
+	  echo 'if not contains -- $(FISHCOMPDIR) $$fish_complete_path'; \
+	  echo '    if set -l i (contains -i -- $$__fish_data_dir/completions $$fish_complete_path)'; \
+	  echo '        set fish_complete_path $$fish_complete_path[1..(math $$i - 1)] $(FISHCOMPDIR) $$fish_complete_path[$$i..-1]'; \
+	  echo '    else'; \
+	  echo '        set -a fish_complete_path $(FISHCOMPDIR)'; \
+	  echo '    end'; \
+	  echo 'end'; \
+	} > "$(D)$(FISHCONFDIR)/$(PROG_PREFIX)rapidutils.fish"
+	@chmod 644 "$(D)$(FISHCONFDIR)/$(PROG_PREFIX)rapidutils.fish"
+	@echo "installed $(FISHCONFDIR)/$(PROG_PREFIX)rapidutils.fish (fish finds the completions with XDG_DATA_DIRS unset)"
 endif
 endif
 
@@ -310,19 +335,25 @@ endif
 # in DIRLIST (those `make install` created) that are left empty.
 uninstall:
 ifeq ($(INSTALL_MODE),links)
-	rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
+	@rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
 	  "$(D)$(ZSHCOMPDIR)/_rapidutils" "$(D)$(FISHCOMPDIR)/rapidutils.fish"
+	@echo "removed $(BINDIR)/rapidutils, its manual page and its completions"
 endif
-	for t in $(TOOLS); do rm -f "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+	@for t in $(TOOLS); do rm -f "$(D)$(TOOLDIR)/$(PROG_PREFIX)$$t" "$(D)$(MANDIR)/man1/$(TOOL_MAN_PREFIX)$$t.1"; done
+	@echo "removed $(TOOLS) from $(TOOLDIR) and their manual pages"
 ifeq ($(TOOL_COMPLETIONS),yes)
-	for t in $(TOOLS); do rm -f "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
+	@for t in $(TOOLS); do rm -f "$(D)$(BASHCOMPDIR)/$(PROG_PREFIX)$$t" "$(D)$(ZSHCOMPDIR)/_$(PROG_PREFIX)$$t" \
 	  "$(D)$(FISHCOMPDIR)/$(PROG_PREFIX)$$t.fish"; done
+	@echo "removed the tools' completions"
 ifneq ($(BASHCOMPATDIR),)
-	rm -f "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+	@rm -f "$(D)$(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils" && echo "removed $(BASHCOMPATDIR)/$(PROG_PREFIX)rapidutils"
+endif
+ifneq ($(FISHCONFDIR),)
+	@rm -f "$(D)$(FISHCONFDIR)/$(PROG_PREFIX)rapidutils.fish" && echo "removed $(FISHCONFDIR)/$(PROG_PREFIX)rapidutils.fish"
 endif
 endif
 ifeq ($(LAYOUT),distro)
-	-rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null
+	@rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null || true
 endif
 	@if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
 	  for d in $$dirs; do rmdir "$(D)$$d" 2>/dev/null || true; done; fi

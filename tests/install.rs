@@ -136,6 +136,7 @@ fn replace_layout_links() {
         "usr/local/share/fish/vendor_completions.d/wc.fish",
         "usr/local/share/fish/vendor_completions.d/yes.fish",
         "etc/bash_completion.d/rapidutils",
+        "etc/fish/conf.d/rapidutils.fish",
         "usr/local/share/rapidutils/installed-directories",
     ];
     round_trip(&[], "usr/local/bin/keep", &expected, |dest| {
@@ -165,6 +166,27 @@ fn replace_layout_links() {
         {
             assert!(bash_lists(dest, "usr/local", line, want), "bash: {line:?}");
         }
+        // fish with XDG_DATA_DIRS unset (a login shell on Debian 12) searches only its own
+        // vendor_completions.d; the file in its conf.d adds ours, before fish's own completions
+        // (its path made the staged one here).
+        let conf = std::fs::read_to_string(dest.join("etc/fish/conf.d/rapidutils.fish")).unwrap();
+        let staged = dest.join("staged-conf.fish");
+        std::fs::write(&staged, conf.replace("/usr/local/share", &share.display().to_string())).unwrap();
+        let path = std::env::join_paths([bin.clone(), "/usr/bin".into(), "/bin".into()]).unwrap();
+        // (fish writes its variables and history into HOME: one of its own.)
+        let home = TempDir::new("fish-home");
+        let completed = |source: bool| -> Vec<String> {
+            let script = format!("{}complete -C 'wc --total='", if source { "source $argv[1]; " } else { "" });
+            let mut fish = Command::new(require_program("fish"));
+            fish.env_remove("XDG_DATA_DIRS").env_remove("XDG_CONFIG_HOME").env("HOME", &home.0).env("PATH", &path);
+            fish.args(["-c", &script]).arg(&staged);
+            let out = fish.output().unwrap();
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split('\t').next().unwrap().to_owned()).collect()
+        };
+        let ours = ["--total=always", "--total=auto", "--total=never", "--total=only"];
+        assert_ne!(completed(false), ours, "fish found our completions without the conf.d file");
+        assert_eq!(completed(true), ours);
+        std::fs::remove_file(&staged).unwrap();
     });
 }
 
@@ -231,6 +253,7 @@ fn replace_layout_separate_binaries_with_a_prefix() {
         "usr/local/share/fish/vendor_completions.d/ru-wc.fish",
         "usr/local/share/fish/vendor_completions.d/ru-yes.fish",
         "etc/bash_completion.d/ru-rapidutils",
+        "etc/fish/conf.d/ru-rapidutils.fish",
         "usr/local/share/rapidutils/installed-directories",
     ];
     round_trip(&["INSTALL_MODE=separate", "PROG_PREFIX=ru-"], "usr/local/share/man/man1/keep.1", &expected, |dest| {

@@ -62,7 +62,7 @@ APT_INSTALL := bash ci/apt-install.sh
 .PHONY: all help build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
-	check-reproducible check-system-package
+	check-reproducible check-system-package check-distro-build
 
 all: build
 
@@ -101,13 +101,22 @@ check-homebrew         check the Homebrew formula against a stand-in of its DSL
 check-packaging        every packaging check above
 check-reproducible     the .debs built twice, and cargo build --release from two paths, must be identical
 check-system-package   rapidutils-coreutils in fresh Debian chroots of SUITES (bookworm trixie sid)
+check-distro-build     Debian's own build in fresh trixie and sid chroots (offline, Debian's crates), lintian, the
+                       tests with rustc 1.85, make install as a newcomer, the system swap with those .debs, cargo publish --dry-run
 help                   this list
 endef
 export HELP
 help:
 	@printf '%s\n' "$$HELP"
 
+# Without cargo, as root on Debian 13 or later: Debian's own (rustc 1.85 or newer); Debian 12's
+# (1.63) is too old for the tools, so there the README's rustup way it is.
 build:
+	@command -v $(CARGO) >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || { \
+	  apt-get update -qq >/dev/null 2>&1 || true; \
+	  candidate=$$(apt-cache policy rustc 2>/dev/null | sed -n 's/^ *Candidate: *//p'); \
+	  if [ -n "$$candidate" ] && dpkg --compare-versions "$$candidate" ge 1.85; then $(APT_INSTALL) cargo; \
+	  else echo "no cargo here, and Debian's rustc ($${candidate:-none}) is older than 1.85: install Rust with rustup (README)" >&2; exit 1; fi; }
 	$(CARGO) build --release --bins
 
 # Everything the tests need (root): python3 (the corpora generator), strace (fault injection), GNU time (peak memory), the
@@ -367,7 +376,7 @@ generate:
 
 # Packages (packaging/), built or checked here on Debian, as root: packaging/check.sh says how.
 # Each writes into target/package/.
-PACKAGING_DEBS := debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager makepkg \
+PACKAGING_DEBS := debhelper dh-cargo dpkg-dev fakeroot lintian rpm rpm2cpio cpio rpmlint pacman-package-manager makepkg \
 	libarchive-tools ruby python3 xz-utils git shellcheck
 packaging-deps:
 	@missing=; for p in $(PACKAGING_DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || \
@@ -408,6 +417,19 @@ check-system-package: packaging-deps
 	  if [ ! -e $$deb ] || [ -n "$$(find $(DEB_SOURCES) -newer $$deb -print -quit)" ]; then \
 	    bash packaging/check.sh deb; fi
 	bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(SUITES)
+
+# Debian's own build of rapidutils, as its Rust team builds programs (packaging/distro-build.sh):
+# in fresh chroots of DISTRO_SUITES, from Debian's rustc, cargo and librust-*-dev crates with no
+# network, lintian clean; the unit tests and the integration suite with Debian 13's rustc 1.85;
+# the README's make install in a fresh chroot; then rapidutils-coreutils' system swap with those
+# .debs (packaging/chroot-test.sh) and cargo publish --dry-run.
+DISTRO_SUITES ?= trixie sid
+check-distro-build: packaging-deps
+	@command -v mmdebstrap >/dev/null && command -v inotifywait >/dev/null || \
+	  { $(APT_INSTALL) mmdebstrap inotify-tools; }
+	bash packaging/distro-build.sh $(DISTRO_SUITES)
+	DEBS=target/package/@SUITE@ bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(DISTRO_SUITES)
+	$(CARGO) publish --dry-run --locked
 
 # The benchmark's peers besides GNU, at pinned versions: uutils' per-tool crates uu_yes, uu_cat
 # and uu_wc (binaries yes, cat, wc) into /opt/uutils, and fcoreutils (107 binaries named

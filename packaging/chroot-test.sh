@@ -124,10 +124,14 @@ begin() {
   for c in "${cases[@]}"; do [ "${c%%:*}" != "$1" ] || say "$1: ${c#*:} ($SECONDS s)"; done
 }
 
-deb=$out/rapidutils_${debversion}_amd64.deb
-coredeb=$out/rapidutils-coreutils_${debversion}_amd64.deb
+# The .debs: make package-deb's, or those of DEBS (a directory; @SUITE@ stands for the release,
+# as make check-distro-build leaves Debian's own builds in target/package/SUITE).
+debs=${DEBS:-$out}
+debs=$(cd "${debs//@SUITE@/$suite}" 2> /dev/null && pwd) || die "no directory ${DEBS//@SUITE@/$suite}"
+deb=$debs/rapidutils_${debversion}_amd64.deb
+coredeb=$debs/rapidutils-coreutils_${debversion}_amd64.deb
 if [ ! -e "$deb" ] || [ ! -e "$coredeb" ]; then
-  die "no rapidutils $debversion .debs in $out: run make package-deb"
+  die "no rapidutils $debversion .debs in $debs: run make package-deb"
 fi
 if ! command -v mmdebstrap > /dev/null || ! command -v inotifywait > /dev/null; then
   die "needs mmdebstrap and inotifywait (make check-system-package installs them)"

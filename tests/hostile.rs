@@ -329,7 +329,7 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
 /// being written can; but every count stays within what the file's length allows, bytes are
 /// exactly its length, and nothing crashes or complains. Contents alternate, a piece at a
 /// time, between noise (invalid UTF-8, every byte value) and UTF-8 text with multibyte
-/// characters, spaces, tabs and line ends, so characters and words straddle the changes. On
+/// characters (of two to four bytes), spaces, tabs and line ends, so characters and words straddle the changes. On
 /// every kernel; in the portable build nothing is mapped and the same holds of reads.
 #[test]
 fn mapped_files_rewritten_while_counted_give_bounded_counts() {
@@ -338,7 +338,8 @@ fn mapped_files_rewritten_while_counted_give_bounded_counts() {
     const LEN: usize = 72 << 20;
     const PIECE: usize = 256 << 10;
     let noise = noise(LEN, 47);
-    let text = "日本語 テキスト\tmixed — ascii words\u{3000}全角\n".repeat(LEN / 40 + 1).into_bytes();
+    // (Four-byte forms too: -L looks their widths up by their first two bytes.)
+    let text = "日本語 テキスト\tmixed — ascii words\u{3000}全角 😀𝄞\u{10fffd}\n".repeat(LEN / 40 + 1).into_bytes();
     let dir = TempDir::new("mapped-rewrite");
     let path = dir.file("f", &noise);
     let stop = AtomicBool::new(false);

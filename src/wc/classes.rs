@@ -23,7 +23,9 @@ pub struct WideClasses {
     /// begins (by second byte), see `lead_blocks`.
     pub(super) lead_blocks: [OnceCell<Box<[u8; 64]>>; 16],
     /// The same for the first two bytes of four-byte forms (F0..=F4, then 0x80..=0xBF),
-    /// indexed by the third byte; made on first use.
+    /// indexed by the third byte; made on first use. Any lead byte's low three bits have
+    /// their entry: the bytes of a shared mapping may change between the UTF-8 check and
+    /// the look-up (another writer), and no byte may then lead out of a table.
     pub(super) region_blocks: OnceCell<Box<[Lazy<[u8; 64]>]>>,
 }
 
@@ -79,10 +81,11 @@ impl WideClasses {
         if (wc as usize) < PAGES << 8 { self.page((wc >> 8) as usize)[(wc & 0xff) as usize] } else { self.classify(wc) }
     }
 
-    /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0).
+    /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0; past
+    /// that, from bytes changed under the reader, those of the last page).
     #[inline]
     pub(super) fn block64(&self, first: u32) -> &[u8; 64] {
-        let page = self.page((first >> 8) as usize);
+        let page = self.page(((first >> 8) as usize).min(PAGES - 1));
         page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
     }
 
@@ -111,7 +114,7 @@ impl WideClasses {
     /// bits.
     pub(super) fn region_blocks(&self, lead: u8, second: u8) -> &[u8; 64] {
         let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
-        let cells = self.region_blocks.get_or_init(|| (0..5 * 64).map(|_| OnceCell::new()).collect());
+        let cells = self.region_blocks.get_or_init(|| (0..8 * 64).map(|_| OnceCell::new()).collect());
         cells[index].get_or_init(|| self.blocks_of((u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12)))
     }
 }
@@ -188,5 +191,26 @@ impl ByteClasses {
     /// when they do not fit).
     pub(super) fn utf8_spaces(&self) -> Option<&BytePatterns> {
         self.utf8_spaces.get_or_init(|| utf8::utf8_spaces(|cp| self.wide.classify(cp) & SPACE_BIT != 0)).as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of a shared mapping may change between wc's UTF-8 check and its look-ups
+    /// (another writer): every lead and second byte, valid or not, finds its tables, and no
+    /// table is indexed past its end.
+    #[test]
+    fn any_bytes_find_a_block_table() {
+        let wide = WideClasses::new(false);
+        for lead in 0..=255u8 {
+            let _ = wide.lead_blocks(lead);
+            for second in 0..=255u8 {
+                let _ = wide.region_blocks(lead, second);
+            }
+        }
+        // Past U+10FFFF: the last page's entries.
+        assert_eq!(wide.block64(0x1f_ffc0), wide.block64(0x10_ffc0));
     }
 }

@@ -245,10 +245,13 @@ impl Counter<'_> {
         };
         // Two-byte forms: a block of 64 code points per lead byte.
         add(self.block_widths(m, two, 0, b0, b1));
+        // Each group takes its first character's bit too: in a mapped file another writer may
+        // change a byte between its reads, and the loop must still end.
         let mut todo = three;
         while todo != 0 {
-            let lead = b0[todo.trailing_zeros() as usize];
-            let same_lead = todo & m.eq(b0, lead);
+            let p = todo.trailing_zeros() as usize;
+            let lead = b0[p];
+            let same_lead = todo & (m.eq(b0, lead) | 1 << p);
             todo &= !same_lead;
             let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
             let mixed = same_lead & mixed;
@@ -259,7 +262,7 @@ impl Counter<'_> {
         while todo != 0 {
             let p = todo.trailing_zeros() as usize;
             let (lead, second) = (b0[p], b1[p]);
-            let same_region = todo & m.eq(b0, lead) & m.eq(b1, second);
+            let same_region = todo & ((m.eq(b0, lead) & m.eq(b1, second)) | 1 << p);
             todo &= !same_region;
             let [x1, x2, mixed] =
                 m.lookup64(b2, wide.region_blocks(lead, second), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
@@ -322,8 +325,10 @@ impl Counter<'_> {
             }
         }
         while chars != 0 {
-            let byte = next[chars.trailing_zeros() as usize];
-            let same = chars & m.eq(next, byte);
+            // (The first character's bit too, as in `width_block`.)
+            let p = chars.trailing_zeros() as usize;
+            let byte = next[p];
+            let same = chars & (m.eq(next, byte) | 1 << p);
             let [x1, x2, _] = m.lookup64(last, wide.block64(first(byte)), [WIDTH_BITS, 0b10, 0]);
             w1 |= same & x1;
             w2 |= same & x2;

@@ -58,8 +58,8 @@ cases=(
 )
 
 # --suites JOBS SUITE...: each SUITE in a run of its own, JOBS at a time, its output in
-# target/package/chroot-test-SUITE.out and shown when it ends; then the table. Fails when a
-# case failed on any release.
+# target/package/chroot-test-SUITE.out (a line when it ends, and one a failure, with the end
+# of that output where it failed); then the table. Fails when a case failed on any release.
 if [ "${1-}" = --suites ]; then
   jobs=$2
   shift 2
@@ -72,8 +72,12 @@ if [ "${1-}" = --suites ]; then
     pid[$s]=$!
   done
   for s in "$@"; do
-    wait "${pid[$s]}" || true
-    cat "$out/chroot-test-$s.out"
+    if wait "${pid[$s]}"; then
+      echo "== $s: every case ok ($((SECONDS - start)) s)"
+    else
+      echo "== $s: FAILED ($((SECONDS - start)) s; its output: $out/chroot-test-$s.out)"
+      grep -E '^(FAILED: |chroot-test\.sh \[)' "$out/chroot-test-$s.out" || tail -n 15 "$out/chroot-test-$s.out"
+    fi
   done
   echo
   echo "== rapidutils-coreutils by release: $* ($((SECONDS - start)) s, $jobs at a time)"

@@ -105,6 +105,8 @@ if [ "${1-}" = --table ]; then
 fi
 
 suite=${1:-$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)}
+# shellcheck source=packaging/chroot-lib.sh
+. packaging/chroot-lib.sh
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 debversion=$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)
 log=$out/chroot-test-$suite.log
@@ -147,19 +149,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rapidutils-chroot.XXXXXX")
 root=$work/root
 probe_pid='' watch_pid=''
 cleanup() {
-  local status=$? m
+  local status=$?
   [ -z "$current" ] || [ "$status" = 0 ] || echo "$current FAILED" >> "$results"
   rm -f "$root/var/tmp/probe.run"
   [ -z "$probe_pid" ] || kill "$probe_pid" 2> /dev/null || true
   [ -z "$watch_pid" ] || kill "$watch_pid" 2> /dev/null || true
   wait 2> /dev/null || true
-  # Innermost first; a mount still there after that stops the removal (rm never crosses into it).
-  for m in $(findmnt -rn -o TARGET | grep -F "$root" | sort -r); do umount "$m" || umount -l "$m" || true; done
-  if findmnt -rn -o TARGET | grep -F "$root" > /dev/null; then
-    echo "chroot-test.sh: $root still has mounts; left in place" >&2
-  else
-    rm -rf --one-file-system "$work"
-  fi
+  remove_chroot "$work"
   exit "$status"
 }
 trap cleanup EXIT
@@ -348,18 +344,7 @@ said_has() { [[ $said == *"$1"* ]]; }
 # What /usr/lib/rapidutils/gnu holds: names, inodes, sizes.
 gnu_dir() { (cd "$root/usr/lib/rapidutils/gnu" 2> /dev/null && find . -printf '%p %i %s\n' | sort) || true; }
 
-# The Debian archive the host uses, for the chroot's sources (any suite), with the host's
-# keyring; deb.debian.org when the host names none.
-mirror=$(sed -n -e 's,^URIs: *\(http[^ ]*/debian\)/*$,\1,p' -e 's,^deb \(\[[^]]*\] \)\{0,1\}\(http[^ ]*/debian\)/* .*,\2,p' \
-  /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2> /dev/null | head -n1 || true)
-mirror=${mirror:-http://deb.debian.org/debian}
-
 say "mmdebstrap: a minimal $suite chroot with apt, from $mirror"
-aptopts=()
-# Hosts whose mirror is a snapshot accept its old Release files; the chroot must too.
-if apt-config dump | grep -x 'Acquire::Check-Valid-Until "false";' > /dev/null; then
-  aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
-fi
 start=$SECONDS
 # With what GNU hello's build needs; dpkg without fsync (nothing here outlives the test, and a
 # killed dpkg loses nothing to it: the page cache stays).

@@ -36,44 +36,31 @@ die() {
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot)"
 command -v mmdebstrap > /dev/null || die "needs mmdebstrap (make check-distro-build installs it)"
 
-# The Debian archive the host uses (deb.debian.org when it names none); a host whose mirror is a
-# snapshot accepts its old Release files, and the chroots must too.
-mirror=$(sed -n -e 's,^URIs: *\(http[^ ]*/debian\)/*$,\1,p' -e 's,^deb \(\[[^]]*\] \)\{0,1\}\(http[^ ]*/debian\)/* .*,\2,p' \
-  /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2> /dev/null | head -n1 || true)
-mirror=${mirror:-http://deb.debian.org/debian}
-aptopts=()
-if apt-config dump | grep -x 'Acquire::Check-Valid-Until "false";' > /dev/null; then
-  aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
-fi
+# shellcheck source=packaging/chroot-lib.sh
+. packaging/chroot-lib.sh
 
 roots=()
-# Unmounts what is mounted in the chroots (the host's /dev is bound into one), and removes them
-# only when nothing is left mounted there.
+# Removes the chroots, and what is mounted in them (the host's /dev is bound into one).
 cleanup() {
-  local r m
-  for r in "${roots[@]}"; do
-    for m in dev sys proc opt/gnu-oracle; do umount -R "$r/$m" 2> /dev/null || true; done
-    if grep -q " $r/" /proc/mounts; then
-      echo "distro-build.sh: $r still has mounts; left in place" >&2
-    else
-      rm -rf "$r"
-    fi
-  done
+  local r
+  for r in "${roots[@]}"; do remove_chroot "$r"; done
 }
 trap cleanup EXIT
 
-# A fresh minimal chroot of SUITE at a new directory (printed), with PACKAGES, /proc mounted.
+# A fresh minimal chroot of SUITE at a new directory, $made, with PACKAGES, /proc mounted. (Not
+# in a command substitution: its subshell's `roots` would not reach cleanup.)
+made=
 make_chroot() {
   local suite=$1 packages=$2 root
   root=$(mktemp -d "${TMPDIR:-/tmp}/rapidutils-$suite.XXXXXX")
   roots+=("$root")
+  made=$root
   mmdebstrap --mode=root --variant=apt --quiet "${aptopts[@]}" --include="$packages" \
     --customize-hook='echo force-unsafe-io > "$1/etc/dpkg/dpkg.cfg.d/unsafe-io"' "$suite" "$root" \
     "deb $mirror $suite main" >> "$log" 2>&1 || { tail -n 20 "$log" >&2; die "mmdebstrap $suite failed"; }
   mount -t proc proc "$root/proc"
   # mmdebstrap leaves no package lists behind.
   chroot "$root" apt-get update -q >> "$log" 2>&1 || die "apt-get update in $suite failed"
-  echo "$root"
 }
 
 say "source: the Debian source package"
@@ -96,7 +83,8 @@ for suite in "${suites[@]}"; do
   : > "$log"
   start=$SECONDS
   say "$suite build: a fresh chroot, Build-Depends from the archive, dpkg-buildpackage offline"
-  root=$(make_chroot "$suite" build-essential,debhelper,dh-cargo,lintian)
+  make_chroot "$suite" build-essential,debhelper,dh-cargo,lintian
+  root=$made
   mkdir -p "$root/build"
   cp "$source"/* "$root/build/"
   chroot "$root" sh -c "cd /build && apt-get build-dep -y -q ./$dsc" >> "$log" 2>&1 ||
@@ -142,7 +130,8 @@ for suite in "${suites[@]}"; do
   fi
 
   say "$suite newcomer: make install in a fresh chroot with make alone, as root"
-  fresh=$(make_chroot "$suite" make,ca-certificates)
+  make_chroot "$suite" make,ca-certificates
+  fresh=$made
   mkdir -p "$fresh/src"
   git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$fresh/src"
   # cargo reaches the crate registry through the host's certificates (a proxy may sign for it).

@@ -11,6 +11,8 @@
 pub mod cat;
 #[forbid(unsafe_code)]
 pub mod common;
+#[forbid(unsafe_code)]
+pub mod input;
 #[allow(unsafe_code)]
 pub mod platform;
 #[cfg(test)]

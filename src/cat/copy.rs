@@ -15,8 +15,8 @@
 //! (`cat: NAME: ...` for the input, `cat: write error: ...` for the output; every
 //! copy_file_range error against the input, as GNU 9.12 does).
 
-use crate::common::choose::Chooser;
 use crate::common::sink;
+use crate::input::choose::Chooser;
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -64,7 +64,7 @@ pub enum Method {
 }
 
 /// The calls that move a large regular file into a regular file on the same file system: a
-/// choice of this process (`common::choose`, in rounds of 4 MiB, this thread's CPU
+/// choice of this process (`input::choose`, in rounds of 4 MiB, this thread's CPU
 /// time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
 ///
 /// The two ways are timed only where copy_file_range is known to copy (ext4, tmpfs, f2fs:
@@ -117,7 +117,7 @@ impl FileCopies {
         let forced = forced_file_way();
         let mut chooser = Chooser::new([FileWay::CopyFileRange, FileWay::Relay], FileWay::CopyFileRange, forced);
         if forced.is_none() && (!platform::copy_file_range_copies(output) || platform::thread_cpu_time().is_none()) {
-            chooser.only(FileWay::CopyFileRange);
+            chooser.force(FileWay::CopyFileRange);
         }
         FileCopies { chooser, first: [None, None] }
     }
@@ -129,7 +129,7 @@ impl FileCopies {
             self.first[index] = Some(nanos as f64 / bytes as f64);
             if let [Some(cfr), Some(relay)] = self.first {
                 if clones(cfr, relay) {
-                    self.chooser.only(FileWay::CopyFileRange);
+                    self.chooser.force(FileWay::CopyFileRange);
                 }
             }
         }
@@ -232,7 +232,7 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Pla
 /// `sendfile` or by read/write, whichever is cheaper here: 10,000 files of 1 KiB into
 /// /dev/null took 84.6 ms by sendfile and 75.0 by read/write on an AMD EPYC (Zen 3) VM, 18.1
 /// against 22.5 ms on an Intel Xeon (Sapphire Rapids) VM. Batches of this many files are the
-/// rounds of the choice (`common::choose`): the first by sendfile and one by read/write (not
+/// rounds of the choice (`input::choose`): the first by sendfile and one by read/write (not
 /// timed), then one read/write, one sendfile, then the cheaper.
 const SMALL_BATCH: u32 = 16;
 
@@ -397,10 +397,10 @@ impl Copier {
         let outcome = loop {
             let way = if timed { files.chooser.next() } else { FileWay::CopyFileRange };
             // One way alone (forced, or copy_file_range found to clone) goes on in one piece.
-            let whole = !timed || files.chooser.alone().is_some();
+            let whole = !timed || files.chooser.forced().is_some();
             let limit = if whole {
                 u64::MAX
-            } else if files.chooser.favours(way) {
+            } else if files.chooser.is_chosen(way) {
                 ROUND
             } else {
                 PROBE
@@ -627,7 +627,7 @@ fn drain(relay_out: Fd, mut left: usize, output: Fd, buf: &mut Vec<u8>) -> Resul
 #[cfg(test)]
 mod tests {
     use super::{Calls, FileCopies, FileWay, Method, ROUND, clones, plan};
-    use crate::common::choose::Chooser;
+    use crate::input::choose::Chooser;
     use crate::platform::FileKind::{self, *};
 
     const LINUX: Calls = Calls { splice: true, copy_file_range: true };
@@ -703,7 +703,7 @@ mod tests {
         // relay round ever again (each would copy blocks that could be shared).
         let mut files = file_copies();
         assert_eq!(rounds(&mut files, 40_000, 1_300_000, 2), [CopyFileRange, Relay]);
-        assert_eq!(files.chooser.alone(), Some(CopyFileRange));
+        assert_eq!(files.chooser.forced(), Some(CopyFileRange));
         assert!(rounds(&mut files, 40_000, 1_300_000, 100).iter().all(|&w| w == CopyFileRange));
         assert!(clones(0.49, 1.0) && !clones(0.5, 1.0) && !clones(1.0, 0.9));
     }
@@ -717,7 +717,7 @@ mod tests {
         for (cfr, relay, cheaper) in [(1_400_000, 1_300_000, Relay), (1_300_000, 1_400_000, CopyFileRange)] {
             let mut files = file_copies();
             let ways = rounds(&mut files, cfr, relay, 60);
-            assert_eq!(files.chooser.alone(), None);
+            assert_eq!(files.chooser.forced(), None);
             assert_eq!(ways[..4], [CopyFileRange, Relay, CopyFileRange, Relay]);
             let other = ways[4..].iter().filter(|&&w| w != cheaper).count();
             assert_eq!(other, 5, "{cheaper:?}: {ways:?}");
@@ -725,6 +725,6 @@ mod tests {
         // A clone-like first round of the relay (it cannot clone) does not stop the timing.
         let mut files = file_copies();
         rounds(&mut files, 1_300_000, 40_000, 2);
-        assert_eq!(files.chooser.alone(), None);
+        assert_eq!(files.chooser.forced(), None);
     }
 }

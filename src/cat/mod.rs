@@ -16,8 +16,8 @@ pub use cli::command;
 
 use crate::common::getopt::Getopt;
 use crate::common::i18n::{tr, trf};
-use crate::common::regular_file::{self, Stop};
 use crate::common::{Arg, diag, help, quote, sink};
+use crate::input::{self, Stop};
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
 use format::{Formatter, Options, OutBuf};
@@ -210,7 +210,7 @@ impl Cat {
     }
 
     /// Formatting mode: big chunks formatted, written in big pieces. A regular file is taken
-    /// in whichever way is cheaper here (`regular_file`: mapped or read). Anything else is
+    /// in whichever way is cheaper here (`input::feed`: mapped or read). Anything else is
     /// read, and output is flushed before a read that would wait (so `cat -n` on a slow pipe
     /// shows lines as they come); and at the end of each input (so messages about the next
     /// one come after its output, as with GNU).
@@ -226,9 +226,9 @@ impl Cat {
         let into_itself = self.writes_into(info);
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {
-            let bound = into_itself.then(|| regular_file::Share::ending_at(info.size));
+            let end = if into_itself { info.size } else { u64::MAX };
             let mut formatting = Formatting { formatter, out: &mut self.out_buf };
-            match regular_file::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, bound.as_ref()) {
+            match input::feed(fd, info, &mut self.in_buf, FORMAT_READ, &mut formatting, &end) {
                 Ok(()) => {}
                 Err(Stop::Output(err)) => return Err(CopyError::Write(err)),
                 Err(Stop::Read(err)) => {
@@ -278,7 +278,7 @@ struct Formatting<'a> {
     out: &'a mut OutBuf,
 }
 
-impl regular_file::Consumer for Formatting<'_> {
+impl input::Consumer for Formatting<'_> {
     type Mark = (Formatter, usize);
     type Error = io::Error;
 

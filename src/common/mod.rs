@@ -1,15 +1,12 @@
 //! What every tool shares: GNU-style diagnostics and exit codes, name quoting, the getopt
-//! parser driven by each tool's clap `Command`, `--help`/`--version` output, the output sink, and
-//! the choices between two ways made by timing both here (`choose`), such as how a large
-//! regular file is taken in (mapped or read).
+//! parser driven by each tool's clap `Command`, `--help`/`--version` output, and the output
+//! sink.
 
-pub mod choose;
 pub mod diag;
 pub mod getopt;
 pub mod help;
 pub mod i18n;
 pub mod quote;
-pub mod regular_file;
 pub mod sink;
 
 pub use diag::{EXIT_FAILURE, EXIT_SUCCESS};

@@ -7,7 +7,7 @@ use super::StartStat;
 use super::classes::ByteClasses;
 use super::count::{self, ClassShape, Counter, Counts, Want};
 use super::plan::{self, Count, Path};
-use crate::common::regular_file::{self, Consumer, Share, Stop};
+use crate::input::{self, Bound, Consumer, Stop};
 use crate::platform::{self, Charset, Fd, FileInfo};
 use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
@@ -17,7 +17,7 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// a Zen 3 (512 KiB), and on an Intel Xeon (Sapphire Rapids) `wc -l` of 100 MB read in
 /// 64 KiB, 256 KiB and 1 MiB reads took 22.2, 21.3 and 22.9 ms (file written in 4 KiB
 /// writes), 13.7, 14.0 and 13.6 ms (read back from disk).
-const BIG_BUFFER_SIZE: usize = 256 * 1024;
+pub(super) const BIG_BUFFER_SIZE: usize = 256 * 1024;
 /// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
 /// moves what the pipe has.
 const SPLICE_CHUNK: usize = 1 << 30;
@@ -28,9 +28,9 @@ const MAP_PIECE: usize = 256 << 10;
 /// needs, and the read buffers.
 pub(super) struct Counting {
     pub(super) count: Count,
-    want: Want,
-    charset: Charset,
-    posixly_correct: bool,
+    pub(super) want: Want,
+    pub(super) charset: Charset,
+    pub(super) posixly_correct: bool,
     classes: Option<ByteClasses>,
     buffers: Buffers,
 }
@@ -60,9 +60,9 @@ impl Counting {
         let (mut counts, error) = match plan::path(self.count, info, named, two_cpus) {
             Path::Size(info) => self.bytes_then_read(fd, |bytes| bytes_by_size(fd, &info, named, bytes)),
             Path::Splice => self.bytes_then_read(fd, |bytes| bytes_by_splice(fd, bytes)),
-            Path::File(count, info) => self.count_here(fd, Some(&info), count, None),
+            Path::File(count, info) => self.count_here(fd, Some(&info), count, &u64::MAX),
             Path::TwoThreads(count, info) => self.count_on_two_threads(fd, info, count),
-            Path::Read(count) => self.count_here(fd, None, count, None),
+            Path::Read(count) => self.count_here(fd, None, count, &u64::MAX),
         };
         if self.charset == Charset::Unibyte {
             counts.chars = counts.bytes;
@@ -79,83 +79,42 @@ impl Counting {
         let mut bytes = 0;
         let (rest, error) = match fast(&mut bytes) {
             Some(result) => (Counts::default(), result.err()),
-            None => self.count_here(fd, None, Count::Bytes, None),
+            None => self.count_here(fd, None, Count::Bytes, &u64::MAX),
         };
         (Counts { bytes: bytes + rest.bytes, ..rest }, error)
     }
 
     /// What is left of `fd` counted on this thread: a regular file (`file`) mapped or read
-    /// (`regular_file`), up to where a second thread counts from with `share`; anything else
-    /// read to its end.
-    fn count_here(
+    /// (`input::feed`) up to `end` (where a second thread counts from, see `parallel`);
+    /// anything else read to its end.
+    pub(super) fn count_here(
         &mut self,
         fd: Fd,
         file: Option<&FileInfo>,
         count: Count,
-        share: Option<&Share>,
+        end: &impl Bound,
     ) -> (Counts, Option<io::Error>) {
         let mut tally = Tally::new(count, self.want, self.classes.as_ref(), self.charset);
         let error = match file {
-            Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, share),
+            Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, end),
             None => self.buffers.read_all(fd, |chunk| tally.feed(chunk)),
         };
         (tally.finish(), error)
-    }
-
-    /// A large regular file on a machine where we may use two CPUs: this thread counts from
-    /// the front as it would alone (mapped or read, whichever is cheaper here), a second one
-    /// takes chunks from the end, cut after line ends, until they meet
-    /// (`regular_file::feed_end`): a second CPU that is busy costs nothing, it just takes fewer
-    /// chunks. Only for files wc opened itself: their offset does not matter afterwards.
-    fn count_on_two_threads(&mut self, fd: Fd, info: FileInfo, count: Count) -> (Counts, Option<io::Error>) {
-        let Ok(start) = platform::current_offset(fd) else {
-            return self.count_here(fd, Some(&info), count, None);
-        };
-        let share = Share::new(start);
-        let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
-        // Only the counter reads the classes (`-m` in a single-byte locale loads them, but counts
-        // lines and bytes).
-        let needs_classes = matches!(count, Count::Counter(_));
-        let ((front, front_error), end) = std::thread::scope(|scope| {
-            let share = &share;
-            let end = std::thread::Builder::new().spawn_scoped(scope, move || {
-                // The classes cache what the C library says: each thread has its own.
-                let classes = needs_classes.then(|| ByteClasses::new(charset, posixly_correct));
-                let fresh = Tally::new(count, want, classes.as_ref(), charset);
-                let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
-                let mut total = Counts::default();
-                let add = |tally: Tally| total = sum(&total, &tally.finish());
-                let result =
-                    regular_file::feed_end(fd, info.size, share, b'\n', buf.as_mut_slice(), || fresh.clone(), add);
-                io::Result::Ok((total, result.err()))
-            });
-            // No thread to be had: this one counts it all (the end claims nothing).
-            let front = self.count_here(fd, Some(&info), count, Some(share).filter(|_| end.is_ok()));
-            (front, end.map(|handle| handle.join()))
-        });
-        match end {
-            // A sequential count would have stopped at the front's error.
-            _ if front_error.is_some() => (front, front_error),
-            Ok(Ok(Ok((end, end_error)))) => (sum(&front, &end), end_error),
-            Ok(Ok(Err(err))) => (front, Some(err)),
-            Ok(Err(_)) => (front, Some(io::Error::other("the second counting thread failed"))),
-            Err(_) => (front, None),
-        }
     }
 }
 
 /// One input's count as it goes, as [`Count`] says: bytes, lines and bytes, or the full
 /// counter. It is cloned before each mapped piece (a counter is a few hundred bytes) and put
-/// back when the piece reached past the file's end (`regular_file::Consumer`).
+/// back when the piece reached past the file's end (`input::Consumer`).
 #[derive(Clone)]
-enum Tally<'a> {
+pub(super) enum Tally<'a> {
     Bytes(Counts),
     Lines(Counts),
     Counter(Counter<'a>),
 }
 
 impl<'a> Tally<'a> {
-    fn new(count: Count, want: Want, classes: Option<&'a ByteClasses>, charset: Charset) -> Tally<'a> {
+    pub(super) fn new(count: Count, want: Want, classes: Option<&'a ByteClasses>, charset: Charset) -> Tally<'a> {
         match count {
             Count::Bytes => Tally::Bytes(Counts::default()),
             Count::Lines => Tally::Lines(Counts::default()),
@@ -166,7 +125,7 @@ impl<'a> Tally<'a> {
         }
     }
 
-    fn finish(self) -> Counts {
+    pub(super) fn finish(self) -> Counts {
         match self {
             Tally::Bytes(counts) | Tally::Lines(counts) => counts,
             Tally::Counter(counter) => counter.finish(),
@@ -174,7 +133,7 @@ impl<'a> Tally<'a> {
     }
 }
 
-impl regular_file::Consumer for Tally<'_> {
+impl Consumer for Tally<'_> {
     type Mark = Self;
     type Error = std::convert::Infallible;
 
@@ -196,7 +155,7 @@ impl regular_file::Consumer for Tally<'_> {
 }
 
 /// The counts of two pieces of an input cut after a line end.
-fn sum(a: &Counts, b: &Counts) -> Counts {
+pub(super) fn sum(a: &Counts, b: &Counts) -> Counts {
     Counts {
         lines: a.lines + b.lines,
         words: a.words + b.words,
@@ -249,21 +208,15 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
 }
 
 /// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `tally`
-/// by the cheaper of mapping and reading here (`regular_file`); a read error stops it, and is
-/// returned. With `share`, another thread counts the file's end (see `regular_file::Share`).
-fn feed_file(
-    fd: Fd,
-    info: &FileInfo,
-    buffers: &mut Buffers,
-    tally: &mut Tally,
-    share: Option<&Share>,
-) -> Option<io::Error> {
+/// by the cheaper of mapping and reading here (`input::feed`) up to `end`; a read error stops
+/// it, and is returned.
+fn feed_file(fd: Fd, info: &FileInfo, buffers: &mut Buffers, tally: &mut Tally, end: &impl Bound) -> Option<io::Error> {
     let buf = if info.size > BUFFER_SIZE as u64 { buffers.big() } else { buffers.small() };
     let buf = match buf {
         Ok(buf) => buf,
         Err(err) => return Some(err),
     };
-    match regular_file::feed(fd, info, buf, MAP_PIECE, tally, share) {
+    match input::feed(fd, info, buf, MAP_PIECE, tally, end) {
         Ok(()) => None,
         Err(Stop::Read(err)) => Some(err),
         Err(Stop::Output(never)) => match never {},

@@ -12,6 +12,7 @@ mod classes;
 mod cli;
 pub mod count;
 mod input;
+mod parallel;
 mod plan;
 mod utf8;
 

@@ -13,7 +13,7 @@
 //!
 //! The one choice left to run time is how a regular file is taken in, mapped or read:
 //! whichever is cheaper on this machine now, measured on the input's first windows
-//! (`common::regular_file`).
+//! (`input`).
 
 use super::count::{ClassShape, Pass, Want, pass};
 use crate::platform::{self, Charset, FileInfo, FileKind};

@@ -1,72 +1,41 @@
 //! Two ways of doing the same work, and which is cheaper on this machine, now: each is timed
-//! on the work itself (this thread's CPU time: what the work cost here, not how long a disk
-//! or another process kept us waiting), and the cheaper goes on. Where a choice like this
-//! was made once, on one machine, it was wrong on the next (see `regular_file` and cat's small
-//! files): the order of the ways tells only which is tried first.
+//! on the work itself (this thread's CPU time, not how long a disk or another process kept us
+//! waiting), and the cheaper goes on. A choice like this made once, on one machine, was wrong
+//! on the next: the order of the ways tells only which is tried first.
 //!
 //! The work comes in rounds (a window of a file, a batch of small files): a first round by
-//! the `warm_up` way and a first round by the other, not timed (each pays for what a way's
-//! first round pays: the kernel's and our first steps, first-touched buffers and page
-//! tables, cold caches; `wc -m` of Japanese text, Intel Xeon: a first mapped window cost
-//! 190-280 ps a byte, later ones 90-130, and timed it lost to reading, 170-240, in two of six
-//! runs), then one timed round each way, then the cheaper, and the other once again after
-//! [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
-//! rounds, so that a first choice made while the machine was still warming up is undone soon
-//! and a change part-way (a file half cached, half read back) is followed; where a recheck finds
-//! the other way more than [`FAR`] times as dear, the early rechecks are left out and the next
-//! comes after as many rounds as keep its extra cost within [`BUDGET`]; after the first choice
-//! the other way must be cheaper by [`MARGIN`] to take over. Each way's cost is the
-//! least of its last [`SPAN`] rounds: a round made dear by the machine (an interrupt, another
-//! process, the hypervisor) is not the way's cost, and the way going on gives way only when it
-//! stays dearer. A pure function of the costs it is told, tested without a clock.
+//! the `warm_up` way and one by the other, not timed (first rounds pay for cold caches and
+//! page tables), then one timed round each way, then the cheaper, and the other once again
+//! after [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
+//! rounds, so that a first choice made while the machine warmed up is undone soon and a change
+//! part-way is followed. A way found more than [`FAR`] times as dear is rechecked only as often
+//! as [`BUDGET`] allows; once both are timed, the other way must be cheaper by [`MARGIN`] to
+//! take over; each way's cost is the least of its last [`SPAN`] rounds, so that one round made
+//! dear by the machine hands nothing over. A pure function of the costs it is told, tested
+//! without a clock. The runs behind each constant: benches/RESULTS.md, "The chooser's
+//! constants".
 
-/// After this many rounds the way not taken is timed again on one round (at the most: see
-/// [`FIRST_RECHECK`]).
+/// After this many rounds the way not taken is timed again on one round (at the most).
 pub const RECHECK: u32 = 16;
 /// The first recheck comes after this many rounds, each next one after twice as many as the
-/// last, up to [`RECHECK`]. The first rounds of a run are dearer than the later ones, and not
-/// alike for both ways: `wc -l` of 200 MB read back from disk, AMD EPYC Zen 5, 4 MiB rounds in
-/// ps a byte: mapped 138, 97, 62, 57, 49 ... 35-41, read 120, 76, 66, 51, 42 ... 48-53; timed
-/// on its second round, mapping lost to reading and the file was read for 16 rounds at 1.3x
-/// what mapping it cost. Where the first choice was right, the early rechecks cost two rounds
-/// the dearer way.
+/// last, up to [`RECHECK`]: the first rounds of a run are dearer, and not alike for both ways.
 pub const FIRST_RECHECK: u32 = 2;
-/// Where a recheck finds the way not taken more than this many times as dear as the one going on,
-/// in each of its last rounds (at a recheck two at least), the next recheck comes after [`RECHECK`]
-/// rounds or more (see [`BUDGET`]), not sooner: the early rechecks are for first rounds whose order
-/// may be wrong (by 1.28x where it was seen: the figures at [`FIRST_RECHECK`]), not for a way that
-/// dear, and each costs a round the dear way. Single rounds come out far dearer now and then (a
-/// mapped round of 458 ps a byte among others of 160-220): the first timed round alone does not
-/// count. `wc -l` of 100 MB just written in 4 KiB writes, pinned, AMD EPYC Zen 5, ps a byte per 4
-/// MiB round: mapped 113-153, read 50-62 (-m: 126-153 and 58-82), in another run mapped 124-180,
-/// read 56-80; the rechecks' mapped rounds made the whole count 1.03-1.12x the time of reading
-/// forced, slower than GNU 9.12's. With this rule a run where mapping was 1.75x as dear rechecked
-/// it twice, not three times: 8.17 ms against 8.43 (reading forced 7.74, GNU 8.29).
+/// A way not taken more than this many times as dear as the one going on, in each of its last
+/// rounds (at a recheck two at least), is rechecked after [`RECHECK`] rounds or more (see
+/// [`BUDGET`]), not sooner.
 pub const FAR: f64 = 1.5;
-/// Where the way not taken is far dearer (see [`FAR`]), a recheck costs what its round costs more
-/// than the way going on does (`ratio - 1` rounds' worth), and the next recheck comes when that is
-/// at most this fraction of the rounds since: after `(ratio - 1) / BUDGET` rounds, at least
-/// [`RECHECK`] and at most [`RECHECK_FAR`]. Every [`RECHECK`] rounds, a way 5 times as dear cost a
-/// quarter more than going on alone: `cat` of 1 GiB cached into a new ext4 file, in runs where the
-/// relay's rounds ran at a fifth of copy_file_range's speed (its copy into new page cache that the
-/// VM had just handed back to its host; AMD EPYC Zen 4), took 1.15x GNU 9.12's time (0.38 s against
-/// 0.33 of CPU, six runs). Only the way not taken waits for its recheck: the way going on is timed
-/// every round, and gives way as soon as its own rounds cost more.
+/// A recheck of a far dearer way costs `ratio - 1` rounds' worth more than going on; the next
+/// comes when that is at most this fraction of the rounds since: after `(ratio - 1) / BUDGET`
+/// rounds, at least [`RECHECK`] and at most [`RECHECK_FAR`].
 pub const BUDGET: f64 = 0.02;
 /// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB windows, so that a
 /// file whose state changes part-way is still followed within a file of a few GiB.
 pub const RECHECK_FAR: u32 = 128;
-/// Once both ways are timed, the other takes over from the way going on only when it costs
-/// less by more than this fraction: rounds of the same work differ from one to the next by
-/// more than that (8 MiB of a cached file copied into ext4 by `copy_file_range`, Intel Xeon:
-/// 2.5-3.4 ms of CPU time), and a choice that follows that noise pays for the dearer way's
-/// rounds for nothing.
+/// Once both ways are timed, the other takes over only when it costs less by more than this
+/// fraction: rounds of the same work differ by more than that from one to the next.
 pub const MARGIN: f64 = 0.05;
-/// A way's cost is the least of its last this many rounds. One round would do where rounds
-/// cost what the work costs; on the 2-vCPU VMs single rounds of 4 MiB come out 10 % and more
-/// dearer now and then, and with one round the choice followed them: `wc -l` of 200 MB read
-/// back from disk (mapping about 10 % cheaper than reading there) read 50-70 MB of it in three
-/// runs of six, 1.1x the time of mapping all of it (AMD EPYC Zen 5).
+/// A way's cost is the least of its last this many rounds: single rounds come out 10 % and
+/// more dearer now and then on a shared VM.
 pub const SPAN: usize = 3;
 
 /// The costs of a way's last [`SPAN`] timed rounds.
@@ -178,9 +147,9 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
-    /// Whether `way` is the one timed cheaper, so that its next round is work, not a
-    /// measurement (a way being measured may be given a shorter round: the cost is per unit).
-    pub fn favours(&self, way: W) -> bool {
+    /// Whether `way` is the chosen one (timed cheaper, or forced): its next round is work, not
+    /// a measurement (a way being measured may be given a shorter round: the cost is per unit).
+    pub fn is_chosen(&self, way: W) -> bool {
         if self.only.is_some() {
             return self.only == Some(way);
         }
@@ -192,13 +161,13 @@ impl<W: Copy + PartialEq> Chooser<W> {
         self.recent.iter().all(|r| r.len > 0)
     }
 
-    /// The way that goes on alone (forced, or the other failed here), if any.
-    pub fn alone(&self) -> Option<W> {
+    /// The way forced (or the only one that works here), if any.
+    pub fn forced(&self) -> Option<W> {
         self.only
     }
 
-    /// From now on only `way` (the other failed here, or is not worth timing).
-    pub fn only(&mut self, way: W) {
+    /// Forces `way` from now on (the other failed here, or is not worth timing).
+    pub fn force(&mut self, way: W) {
         self.only = Some(way);
     }
 }
@@ -313,7 +282,7 @@ mod tests {
         }
         // Found cheaper at a recheck, it takes over.
         assert_eq!(round(&mut chooser, 0.05), 'a');
-        assert!(chooser.favours('a'));
+        assert!(chooser.is_chosen('a'));
     }
 
     #[test]
@@ -322,7 +291,7 @@ mod tests {
         let mut chooser = timed_once(0.9, 0.6);
         assert_eq!(until_recheck(&mut chooser, 0.6), FIRST_RECHECK);
         assert_eq!(round(&mut chooser, 0.4), 'a');
-        assert!(chooser.favours('a'));
+        assert!(chooser.is_chosen('a'));
     }
 
     #[test]
@@ -334,7 +303,7 @@ mod tests {
         // 'a' got dearer than 'b', round after round: 'b' takes over as soon as the cheap
         // round is not among a's last SPAN (a recheck of 'b' may come between).
         let mut dear = 0;
-        while chooser.favours('a') {
+        while chooser.is_chosen('a') {
             let way = chooser.next();
             round(&mut chooser, if way == 'a' { 0.3 } else { 0.2 });
             dear += u32::from(way == 'a');
@@ -357,7 +326,7 @@ mod tests {
             let way = chooser.next();
             round(&mut chooser, if way == 'a' { spiky[n % spiky.len()] } else { 1.0 });
             n += usize::from(way == 'a');
-            assert!(chooser.favours('a'));
+            assert!(chooser.is_chosen('a'));
         }
     }
 
@@ -371,7 +340,7 @@ mod tests {
         }
         let mut chooser = Chooser::new(['a', 'b'], 'a', None);
         round(&mut chooser, 1.0);
-        chooser.only('b');
+        chooser.force('b');
         assert_eq!(round(&mut chooser, 1.0), 'b');
         assert_eq!(round(&mut chooser, 9.0), 'b');
     }
@@ -381,18 +350,18 @@ mod tests {
         let mut chooser = Chooser::new(['a', 'b'], 'b', None);
         // Not yet timed both: neither.
         for cost in [9.0, 9.0, 0.2] {
-            assert!(!chooser.favours('a') && !chooser.favours('b'));
+            assert!(!chooser.is_chosen('a') && !chooser.is_chosen('b'));
             round(&mut chooser, cost);
         }
-        assert!(!chooser.favours('a') && !chooser.favours('b'));
+        assert!(!chooser.is_chosen('a') && !chooser.is_chosen('b'));
         round(&mut chooser, 0.1);
-        assert!(chooser.favours('b') && !chooser.favours('a'));
+        assert!(chooser.is_chosen('b') && !chooser.is_chosen('a'));
         // Rechecked and found cheaper: the other is favoured.
         until_recheck(&mut chooser, 0.1);
         assert_eq!(round(&mut chooser, 0.05), 'a');
-        assert!(chooser.favours('a') && !chooser.favours('b'));
+        assert!(chooser.is_chosen('a') && !chooser.is_chosen('b'));
         let forced = Chooser::new(['a', 'b'], 'a', Some('b'));
-        assert!(forced.favours('b') && !forced.favours('a'));
+        assert!(forced.is_chosen('b') && !forced.is_chosen('a'));
     }
 
     #[test]
@@ -406,7 +375,7 @@ mod tests {
         for _ in 0..3 * RECHECK {
             let way = chooser.next();
             round(&mut chooser, if way == 'a' { 0.97 } else { 1.0 });
-            assert!(chooser.favours('b'));
+            assert!(chooser.is_chosen('b'));
         }
         // Cheaper by more at its next recheck: it takes over.
         for _ in 0..=RECHECK {
@@ -416,10 +385,10 @@ mod tests {
             round(&mut chooser, 1.0);
         }
         assert_eq!(round(&mut chooser, 0.9), 'a');
-        assert!(chooser.favours('a'));
+        assert!(chooser.is_chosen('a'));
         // A tie then keeps it.
         assert_eq!(round(&mut chooser, 1.0), 'a');
-        assert!(chooser.favours('a'));
+        assert!(chooser.is_chosen('a'));
     }
 
     #[test]

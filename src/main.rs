@@ -1,5 +1,5 @@
 //! The multi-call binary: `rapidutils yes ...`, or a link named `yes` (or `ru-yes`, `gyes`, ...).
 #![no_main]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 rapidutils::entry!(rapidutils::multicall_main);

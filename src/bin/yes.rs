@@ -1,6 +1,6 @@
 //! `yes` on its own.
 #![no_main]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 fn run(args: Vec<rapidutils::common::Arg>) -> i32 {
     rapidutils::run_tool(&rapidutils::yes::TOOL, args)

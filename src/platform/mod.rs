@@ -45,9 +45,13 @@ pub const STDERR: Fd = 2;
 /// tools react to (`yes | head` must die of SIGPIPE unless the parent ignored it; `yes >&-` must
 /// report "Bad file descriptor"). Skipping it also saves the stack-guard and signal-handler set-up
 /// system calls, which matters for tools started millions of times from scripts.
+///
+/// The expansion holds the binary's only `unsafe` (the C `main` and its `argv`): the binaries
+/// say `#![deny(unsafe_code)]`, and it is allowed here alone.
 #[macro_export]
 macro_rules! entry {
     ($run:path) => {
+        #[allow(unsafe_code)]
         #[unsafe(no_mangle)]
         extern "C" fn main(argc: ::std::ffi::c_int, argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
             // SAFETY: the C runtime passes the process's own argc/argv, valid and NUL-terminated

@@ -253,7 +253,7 @@ impl WithMasks for Feed<'_, '_, '_> {
 }
 
 /// How one byte prints under -v: up to four bytes (`M-^X`) in the low half, always stored as
-/// four, and how many of them count less one in the top byte (one load in the window loop,
+/// four, and how many of them count less one in the top byte (one load in the slot loop,
 /// and a shift the compiler knows to be below 256).
 #[derive(Clone, Copy)]
 struct Shown(u64);
@@ -686,12 +686,12 @@ fn put_run_at(data: &mut [u8], at: usize, src: &[u8], start: usize, end: usize) 
     at + len
 }
 
-/// The output window of one 64-byte block in `map_windows`: where a notation may start, below
-/// 128 (a window with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as
+/// The output slot of one 64-byte block in `map_slots`: where a notation may start, below
+/// 128 (a slot with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as
 /// the compiler knows a notation's length), plus the 64 bytes a copy writes.
-const WINDOW: usize = 128 + 256 + 64;
+const SLOT: usize = 128 + 256 + 64;
 
-/// Steps of `map_windows` between two tests of whether a block has bytes left.
+/// Steps of `map_slots` between two tests of whether a block has bytes left.
 const STEPS: usize = 4;
 
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
@@ -701,7 +701,7 @@ fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], marked
     // The output length is a local for the whole chunk (stores into `out.data` could otherwise
     // alias `out.len`, which would be reloaded after every one).
     let data = &mut out.data[..];
-    let (mut done, mut len) = map_windows(m, input, table, marked, data, out.len);
+    let (mut done, mut len) = map_slots(m, input, table, marked, data, out.len);
     let full = input.len() / 64 * 64;
     for base in (done..full).step_by(64) {
         let lf_next = input.get(base + 64) == Some(&b'\n');
@@ -721,7 +721,7 @@ fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], marked
     out.len = len;
 }
 
-/// The blocks of `input` that 65 more bytes follow (which `map_windows` reads ahead), formatted
+/// The blocks of `input` that 65 more bytes follow (which `map_slots` reads ahead), formatted
 /// at `data[len..]`; returns how many input bytes it took and the new length.
 ///
 /// Each block is copied whole, and after each byte that needs notation its rest is copied
@@ -731,7 +731,7 @@ fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], marked
 /// block notates varies at random in text; a loop that stopped at the last one would
 /// mispredict its exit nearly every block.
 #[inline(always)]
-fn map_windows<B: Block64>(
+fn map_slots<B: Block64>(
     m: Masks<B>,
     input: &[u8],
     table: &[Shown; 256],
@@ -740,14 +740,14 @@ fn map_windows<B: Block64>(
     mut len: usize,
 ) -> (usize, usize) {
     let mut base = 0;
-    if len + input.len() * 4 + WINDOW > data.len() {
+    if len + input.len() * 4 + SLOT > data.len() {
         return (0, len);
     }
     while base + 129 <= input.len() {
         platform::simd::prefetch_ahead(input, base);
         let src: &[u8; 129] = input[base..base + 129].try_into().unwrap();
         let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n');
-        let dst: &mut [u8; WINDOW] = (&mut data[len..len + WINDOW]).try_into().unwrap();
+        let dst: &mut [u8; SLOT] = (&mut data[len..len + SLOT]).try_into().unwrap();
         // Many bytes to notate under -v: the instruction set's kernel, whose cost is the same
         // for every block, where it has one (three rounds of steps and more cost it more).
         let kernel = match marked {
@@ -765,7 +765,7 @@ fn map_windows<B: Block64>(
             // Mostly bytes that need notation (binary data, or many empty lines under -E):
             // byte by byte through the table, which maps the others to themselves, is cheaper
             // than a run copy per byte. (At most 4 * 63 bytes before the last: the `% 256` only
-            // shows the compiler that each 4-byte store fits the window.)
+            // shows the compiler that each 4-byte store fits the slot.)
             let mut to = 0;
             for at in 0..64 {
                 to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
@@ -903,7 +903,7 @@ mod tests {
     /// `map_bytes` in every kernel (the whole-block notation of AVX-512 VBMI2 left aside, as on
     /// CPUs without it) against the table byte by byte (-v), or against what -T and -E show
     /// without it: inputs from no byte needing notation to all of them, at every length around
-    /// the block and window sizes.
+    /// the block and slot sizes.
     #[test]
     fn map_bytes_matches_the_table_in_every_kernel() {
         struct Map<'a>(&'a [u8], &'a [Shown; 256], Marked, &'a mut OutBuf);
@@ -946,7 +946,7 @@ mod tests {
             }
             inputs.push((input, format!("length {len} density {density}")));
         }
-        // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the window
+        // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the slot
         // loop steps four at a time and goes byte by byte above 16), at random places, the
         // block's first and last byte among them in turn; any byte value that needs notation.
         for shift in 0..3 {

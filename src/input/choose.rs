@@ -3,7 +3,7 @@
 //! waiting), and the cheaper goes on. A choice like this made once, on one machine, was wrong
 //! on the next: the order of the ways tells only which is tried first.
 //!
-//! The work comes in rounds (a window of a file, a batch of small files): a first round by
+//! The work comes in rounds (a stretch of a file, a batch of small files): a first round by
 //! the `warm_up` way and one by the other, not timed (first rounds pay for cold caches and
 //! page tables), then one timed round each way, then the cheaper, and the other once again
 //! after [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
@@ -28,7 +28,7 @@ pub const FAR: f64 = 1.5;
 /// comes when that is at most this fraction of the rounds since: after `(ratio - 1) / BUDGET`
 /// rounds, at least [`RECHECK`] and at most [`RECHECK_FAR`].
 pub const BUDGET: f64 = 0.02;
-/// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB windows, so that a
+/// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB stretches, so that a
 /// file whose state changes part-way is still followed within a file of a few GiB.
 pub const RECHECK_FAR: u32 = 128;
 /// Once both ways are timed, the other takes over only when it costs less by more than this

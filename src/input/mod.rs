@@ -4,8 +4,8 @@
 //!
 //! Which is cheaper depends on the CPU and on how the page cache holds the file (a file just
 //! written sits in small pages, one read back from disk in large folios), so it is timed as
-//! the file is fed: 4 MiB windows are the rounds of a [`Chooser`] (`choose`), ending on
-//! multiples of [`WINDOW`] so as not to cut the folios. A mapped round that took a page fault
+//! the file is fed: stretches of up to 4 MiB are the rounds of a [`Chooser`] (`choose`), ending on
+//! multiples of [`STRETCH`] so as not to cut the folios. A mapped round that took a page fault
 //! per 2 MiB, not per 64 KiB, found whole folios, which every machine measured maps cheaper
 //! than it reads: the file is then mapped to its end (`whole_folios`). The chooser goes on
 //! from one file to the next: the files of one command mostly come from the same step of a
@@ -14,7 +14,7 @@
 //!
 //! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
 //! puts zero pages past the new end and records where. After each piece the next page is
-//! touched and, at a cut or a window's end, `fstat` gives the real size: a piece that may hold
+//! touched and, at a cut or a stretch's end, `fstat` gives the real size: a piece that may hold
 //! bytes past the end is fed again from the state saved before it, up to that end, and reads
 //! take what follows. Reads need no such care: they return what the file holds.
 //!
@@ -28,11 +28,11 @@ use crate::platform::{self, Fd, FileInfo};
 use choose::Chooser;
 use std::io;
 
-/// A window is mapped only when at least this much of the file is left.
+/// A stretch is mapped only when at least this much of the file is left.
 pub const MAP_MIN: u64 = 2 << 20;
-/// The most one mapping holds, so that the resident set stays small; windows end at file
+/// The most one mapping holds, so that the resident set stays small; stretches end at file
 /// offsets that are multiples of it, so as not to cut the page cache's folios.
-pub const WINDOW: u64 = 4 << 20;
+pub const STRETCH: u64 = 4 << 20;
 /// A mapped round that measures, rather than works, maps at most this much (one 2 MiB folio
 /// whole): on a file just written mapping may cost twice what reading does.
 pub const MAP_PROBE: u64 = 2 << 20;
@@ -72,11 +72,11 @@ pub trait Bound {
     fn bounded(&self) -> bool {
         true
     }
-    /// The size of mapped windows once mapping goes on without timing.
-    fn mapped_window(&self) -> u64 {
-        WINDOW
+    /// The size of mapped stretches once mapping goes on without timing.
+    fn mapped_stretch(&self) -> u64 {
+        STRETCH
     }
-    /// Told, after each window once it is known, whether mapping is the way for this file.
+    /// Told, after each stretch once it is known, whether mapping is the way for this file.
     fn maps(&self, _maps: bool) {}
 }
 
@@ -129,7 +129,7 @@ pub fn feed<C: Consumer>(
     end: &impl Bound,
 ) -> Result<(), Stop<C::Error>> {
     // Read-ahead advice matters only where more than a buffer is read, and the offset only where
-    // windows may be mapped or a bound kept: a smaller file is read to its end from wherever it
+    // stretches may be mapped or a bound kept: a smaller file is read to its end from wherever it
     // is (two system calls less for each of many small files).
     if info.size > buf.len() as u64 {
         platform::advise_sequential(fd);
@@ -138,12 +138,12 @@ pub fn feed<C: Consumer>(
     // This file alone may be unable to be mapped: the chooser that goes on is not told.
     let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
     let mut chooser = KeptChooser::take();
-    // Whether the file offset is behind `pos` (mapped windows do not move it).
+    // Whether the file offset is behind `pos` (mapped stretches do not move it).
     let mut behind = false;
-    // Windows while the file (as it was) has at least MAP_MIN left.
+    // Stretches while the file (as it was) has at least MAP_MIN left.
     while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
-        let window = if only == Some(Way::Map) { end.mapped_window() } else { WINDOW };
-        let mut len = end.claim(at, at + (info.size - at).min(window - at % window)).saturating_sub(at);
+        let stretch = if only == Some(Way::Map) { end.mapped_stretch() } else { STRETCH };
+        let mut len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
         if len == 0 {
             return Ok(());
         }
@@ -172,19 +172,19 @@ pub fn feed<C: Consumer>(
                     only = Some(Way::Read);
                     continue;
                 };
-                let window = feed_window(fd, at, &map, piece, consumer)?;
+                let mapped = feed_mapping(fd, at, &map, piece, consumer)?;
                 behind = true;
                 if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten()) {
-                    if whole_folios(after.saturating_sub(before), window.len) {
+                    if whole_folios(after.saturating_sub(before), mapped.len) {
                         only = Some(Way::Map);
                     }
                 }
-                if window.cut {
-                    // The file ended inside the window (it shrank): reads take what follows.
-                    pos = Some(at + window.len);
+                if mapped.cut {
+                    // The file ended inside the stretch (it shrank): reads take what follows.
+                    pos = Some(at + mapped.len);
                     break;
                 }
-                window.len
+                mapped.len
             }
             Way::Read => {
                 if behind {
@@ -282,23 +282,23 @@ fn read_some<C: Consumer>(fd: Fd, buf: &mut [u8], len: u64, consumer: &mut C) ->
     Ok(got)
 }
 
-/// What one mapped window gave.
-struct Window {
+/// What one mapped stretch gave.
+struct Mapped {
     /// How many of its bytes were the file's, and fed.
     len: u64,
-    /// The file was found to end inside the window.
+    /// The file was found to end inside the stretch.
     cut: bool,
 }
 
-/// Feeds one mapped window, starting at file offset `pos`, in pieces ending at multiples of
+/// Feeds one mapped stretch, starting at file offset `pos`, in pieces ending at multiples of
 /// `piece` (see the module's comment for a file that shrinks meanwhile).
-fn feed_window<C: Consumer>(
+fn feed_mapping<C: Consumer>(
     fd: Fd,
     pos: u64,
     map: &platform::Mapping,
     piece: usize,
     consumer: &mut C,
-) -> Result<Window, Stop<C::Error>> {
+) -> Result<Mapped, Stop<C::Error>> {
     let bytes = map.bytes();
     let mut at = 0;
     while at < bytes.len() {
@@ -318,10 +318,10 @@ fn feed_window<C: Consumer>(
                 consumer.rewind(mark);
                 let real = real.max(at);
                 consumer.feed(&bytes[at..real]);
-                return Ok(Window { len: real as u64, cut: true });
+                return Ok(Mapped { len: real as u64, cut: true });
             }
             if cut.is_some() {
-                return Ok(Window { len: end as u64, cut: true });
+                return Ok(Mapped { len: end as u64, cut: true });
             }
         }
         at = end;
@@ -330,7 +330,7 @@ fn feed_window<C: Consumer>(
             consumer.output().map_err(Stop::Output)?;
         }
     }
-    Ok(Window { len: bytes.len() as u64, cut: false })
+    Ok(Mapped { len: bytes.len() as u64, cut: false })
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub(super) const BIG_BUFFER_SIZE: usize = 256 * 1024;
 /// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
 /// moves what the pipe has.
 const SPLICE_CHUNK: usize = 1 << 30;
-/// A regular file's mapped windows are checked against a file that shrinks every this much.
+/// A regular file's mapped stretches are checked against a file that shrinks every this much.
 const MAP_PIECE: usize = 256 << 10;
 
 /// How each input of a run is counted: what is counted ([`plan::count`], once), with what it
@@ -94,7 +94,7 @@ impl Counting {
         count: Count,
         end: &impl Bound,
     ) -> (Counts, Option<io::Error>) {
-        let mut tally = Tally::new(count, self.want, self.classes.as_ref(), self.charset);
+        let mut tally = InputCount::new(count, self.want, self.classes.as_ref(), self.charset);
         let error = match file {
             Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, end),
             None => self.buffers.read_all(fd, |chunk| tally.feed(chunk)),
@@ -107,33 +107,33 @@ impl Counting {
 /// counter. It is cloned before each mapped piece (a counter is a few hundred bytes) and put
 /// back when the piece reached past the file's end (`input::Consumer`).
 #[derive(Clone)]
-pub(super) enum Tally<'a> {
+pub(super) enum InputCount<'a> {
     Bytes(Counts),
     Lines(Counts),
     Counter(Counter<'a>),
 }
 
-impl<'a> Tally<'a> {
-    pub(super) fn new(count: Count, want: Want, classes: Option<&'a ByteClasses>, charset: Charset) -> Tally<'a> {
+impl<'a> InputCount<'a> {
+    pub(super) fn new(count: Count, want: Want, classes: Option<&'a ByteClasses>, charset: Charset) -> InputCount<'a> {
         match count {
-            Count::Bytes => Tally::Bytes(Counts::default()),
-            Count::Lines => Tally::Lines(Counts::default()),
+            Count::Bytes => InputCount::Bytes(Counts::default()),
+            Count::Lines => InputCount::Lines(Counts::default()),
             Count::Counter(pass) => {
                 let classes = classes.expect("words, characters or widths load the classes");
-                Tally::Counter(Counter::new(want, classes, charset, pass))
+                InputCount::Counter(Counter::new(want, classes, charset, pass))
             }
         }
     }
 
     pub(super) fn finish(self) -> Counts {
         match self {
-            Tally::Bytes(counts) | Tally::Lines(counts) => counts,
-            Tally::Counter(counter) => counter.finish(),
+            InputCount::Bytes(counts) | InputCount::Lines(counts) => counts,
+            InputCount::Counter(counter) => counter.finish(),
         }
     }
 }
 
-impl Consumer for Tally<'_> {
+impl Consumer for InputCount<'_> {
     type Mark = Self;
     type Error = std::convert::Infallible;
 
@@ -147,9 +147,9 @@ impl Consumer for Tally<'_> {
 
     fn feed(&mut self, chunk: &[u8]) {
         match self {
-            Tally::Bytes(counts) => counts.bytes += chunk.len() as u64,
-            Tally::Lines(counts) => count::add_lines_and_bytes(counts, chunk),
-            Tally::Counter(counter) => counter.feed(chunk),
+            InputCount::Bytes(counts) => counts.bytes += chunk.len() as u64,
+            InputCount::Lines(counts) => count::add_lines_and_bytes(counts, chunk),
+            InputCount::Counter(counter) => counter.feed(chunk),
         }
     }
 }
@@ -210,7 +210,13 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
 /// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `tally`
 /// by the cheaper of mapping and reading here (`input::feed`) up to `end`; a read error stops
 /// it, and is returned.
-fn feed_file(fd: Fd, info: &FileInfo, buffers: &mut Buffers, tally: &mut Tally, end: &impl Bound) -> Option<io::Error> {
+fn feed_file(
+    fd: Fd,
+    info: &FileInfo,
+    buffers: &mut Buffers,
+    tally: &mut InputCount,
+    end: &impl Bound,
+) -> Option<io::Error> {
     let buf = if info.size > BUFFER_SIZE as u64 { buffers.big() } else { buffers.small() };
     let buf = match buf {
         Ok(buf) => buf,

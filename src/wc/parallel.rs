@@ -5,17 +5,17 @@
 
 use super::classes::ByteClasses;
 use super::count::Counts;
-use super::input::{BIG_BUFFER_SIZE, Counting, Tally, sum};
+use super::input::{BIG_BUFFER_SIZE, Counting, InputCount, sum};
 use super::plan::Count;
 use crate::input::{self, Bound, Consumer, Way};
 use crate::platform::{self, Fd, FileInfo};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Mapped windows of the front, once mapping goes on without timing: each unmapping in a
+/// Mapped stretches of the front, once mapping goes on without timing: each unmapping in a
 /// process of two running threads makes the kernel flush the other CPU's TLB by an interrupt,
-/// and fewer, larger windows take fewer.
-const SHARED_WINDOW: u64 = 32 << 20;
+/// and fewer, larger stretches take fewer.
+const SHARED_STRETCH: u64 = 32 << 20;
 
 impl Counting {
     /// Counts the large regular file `fd` on two threads. Only for files wc opened itself:
@@ -34,10 +34,10 @@ impl Counting {
             let end = std::thread::Builder::new().spawn_scoped(scope, move || {
                 // The classes cache what the C library says: each thread has its own.
                 let classes = needs_classes.then(|| ByteClasses::new(charset, posixly_correct));
-                let fresh = Tally::new(count, want, classes.as_ref(), charset);
+                let fresh = InputCount::new(count, want, classes.as_ref(), charset);
                 let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
                 let mut total = Counts::default();
-                let add = |tally: Tally| total = sum(&total, &tally.finish());
+                let add = |tally: InputCount| total = sum(&total, &tally.finish());
                 let result = feed_end(fd, info.size, share, b'\n', buf.as_mut_slice(), || fresh.clone(), add);
                 io::Result::Ok((total, result.err()))
             });
@@ -123,8 +123,8 @@ impl Bound for Share {
         self.claim_front(from, to)
     }
 
-    fn mapped_window(&self) -> u64 {
-        SHARED_WINDOW
+    fn mapped_stretch(&self) -> u64 {
+        SHARED_STRETCH
     }
 
     fn maps(&self, maps: bool) {
@@ -181,7 +181,7 @@ pub fn feed_end<C: Consumer>(
 /// The second thread's chunks for a file of `size` bytes: a thirty-second of it, from 4 to
 /// 16 MiB. Mapped, each is unmapped at its end, and in a process of two running threads that
 /// interrupts the other CPU to flush its TLB (213 such interrupts for `wc -l` of 1 GiB in 4 MiB
-/// chunks and windows, against 5 for fcoreutils, which maps the file once: 51 with 16 MiB
+/// chunks and stretches, against 5 for fcoreutils, which maps the file once: 51 with 16 MiB
 /// chunks); at the end the front waits at most for the chunk the second thread is on, and on
 /// a smaller file a large chunk leaves the work unevenly shared.
 fn end_chunk(size: u64) -> u64 {

@@ -12,7 +12,7 @@
 //! | any                                           | anything else        | `Read`                                       |
 //!
 //! The one choice left to run time is how a regular file is taken in, mapped or read:
-//! whichever is cheaper on this machine now, measured on the input's first windows
+//! whichever is cheaper on this machine now, measured on the input's first stretches
 //! (`input`).
 
 use super::count::{ClassShape, Pass, Want, pass};

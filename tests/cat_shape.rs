@@ -71,6 +71,7 @@ fn calls(trace: &str, prefix: &str) -> usize {
 
 #[test]
 fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
+    let _pipes = pipe_max_size_as_is();
     let dir = TempDir::new("cat-shape-src");
     let data = noise(16 << 20, 21);
     let src = dir.file("big", &data);
@@ -107,6 +108,7 @@ fn each_file_type_pair_moves_data_with_its_zero_copy_call() {
 
 #[test]
 fn a_large_file_into_a_file_takes_timed_turns_by_copy_file_range_and_the_relay() {
+    let _pipes = pipe_max_size_as_is();
     // A regular file of 12 MiB or more into a regular file on the same file system where
     // copy_file_range copies (ext4, tmpfs, f2fs): rounds that measure of 1 MiB, by
     // copy_file_range, through the relay pipe, then each again (timed), then rounds of 4 MiB by
@@ -190,6 +192,7 @@ fn a_large_file_into_a_file_takes_timed_turns_by_copy_file_range_and_the_relay()
 
 #[test]
 fn injected_failures_of_zero_copy_calls_lose_nothing() {
+    let _pipes = pipe_max_size_as_is();
     let dir = TempDir::new("cat-inject-src");
     let data = noise(12 << 20, 33);
     let big = dir.file("big", &data);
@@ -251,9 +254,11 @@ fn injected_failures_of_zero_copy_calls_lose_nothing() {
 
 #[test]
 fn a_large_file_into_a_pipe_goes_through_a_relay_pipe() {
-    // splice from the file into cat's own pipe, then from it into stdout, 1 MiB a turn, as GNU
-    // 9.12 and uutils do: the lock of stdout's pipe is held only while page references move, not
-    // while the file's pages are looked up, so stdout's reader drains it meanwhile. No byte is
+    let _pipes = pipe_max_size_as_is();
+    // splice from the file into cat's own pipe, then from it into stdout, as GNU and uutils do:
+    // the lock of stdout's pipe is held only while page references move, not while the file's
+    // pages are looked up, so stdout's reader drains it meanwhile. Both pipes are GNU 9.12's
+    // 512 KiB (a relay larger than stdout halved a reader's speed on another CPU). No byte is
     // read or written through memory. A small file is spliced straight into stdout.
     let dir = TempDir::new("cat-relay-pipe");
     let data = noise(8 << 20, 12);
@@ -275,33 +280,95 @@ fn a_large_file_into_a_pipe_goes_through_a_relay_pipe() {
             assert_eq!(splices, ["splice(3, NULL, 1, NULL, 1073741824, SPLICE_F_MOVE) = 30000"], "{trace}");
             continue;
         }
-        let grown = |fd: &str| trace.lines().any(|l| l.starts_with(&format!("fcntl({fd}, F_SETPIPE_SZ, 1048576)")));
-        assert!(grown("1"), "stdout not grown\n{trace}");
+        let grown =
+            |fd: &str, size: usize| trace.lines().any(|l| l.starts_with(&format!("fcntl({fd}, F_SETPIPE_SZ, {size})")));
+        assert!(grown("1", 512 << 10), "stdout not grown to GNU's 512 KiB\n{trace}");
         // The relay: its write end is the second fd of pipe2([R, W]).
         let pipe = trace.lines().find(|l| l.starts_with("pipe2([")).expect("no relay pipe");
         let fds: Vec<&str> = pipe["pipe2([".len()..pipe.find(']').unwrap()].split(", ").collect();
-        let (relay_out, relay_in) = (fds[0], fds[1]);
-        assert!(grown(relay_in), "relay not grown\n{trace}");
-        // Each turn fills the relay with 1 MiB of the file, then empties it into stdout (in
+        let (read_end, write_end) = (fds[0], fds[1]);
+        assert!(grown(write_end, 512 << 10), "relay not grown to stdout's size\n{trace}");
+        // Each turn fills the relay with 512 KiB of the file, then empties it into stdout (in
         // several calls where the reader is slower), before the next; the last fill finds the end.
         let moved = |l: &str| l.rsplit(" = ").next().unwrap().parse::<usize>().unwrap();
         let (mut fills, mut in_relay, mut out) = (Vec::new(), 0, 0);
         for call in &splices {
-            if call.starts_with(&format!("splice(3, NULL, {relay_in}, NULL, ")) {
+            if call.starts_with(&format!("splice(3, NULL, {write_end}, NULL, ")) {
                 assert_eq!(in_relay, 0, "a fill before the relay was empty\n{trace}");
                 fills.push(moved(call));
                 in_relay = moved(call);
             } else {
                 assert!(
-                    call.starts_with(&format!("splice({relay_out}, NULL, 1, NULL, {in_relay}, ")),
+                    call.starts_with(&format!("splice({read_end}, NULL, 1, NULL, {in_relay}, ")),
                     "{call}\n{trace}"
                 );
                 in_relay -= moved(call);
                 out += moved(call);
             }
         }
-        assert_eq!(fills, [vec![1 << 20; data.len() >> 20], vec![0]].concat(), "{trace}");
+        assert_eq!(fills, [vec![512 << 10; data.len() >> 19], vec![0]].concat(), "{trace}");
         assert_eq!((in_relay, out), (0, data.len()), "{trace}");
+    }
+}
+
+/// Standard output, the caller's pipe, grows as GNU 9.12's cat grows it: to 512 KiB and no
+/// further, whatever `pipe-max-size` allows, and a larger one is left as it is (cat's own relay
+/// may be larger). With `pipe-max-size` raised to 16 MiB (as root), `cat` of a 10 MB file into
+/// `head -c1` dies of SIGPIPE as GNU's does, where a pipe that took the whole file would let it
+/// end with status 0.
+#[test]
+fn the_callers_pipe_grows_to_gnus_512_kib_and_no_further() {
+    const TEST: &str = "cat_shape::the_callers_pipe_grows_to_gnus_512_kib_and_no_further";
+    let dir = TempDir::new("cat-stdout-pipe");
+    let data = noise(10_000_000, 13);
+    let big = dir.file("big", &data);
+    let script = r#"strace -qq -o "$LOG" -e trace=fcntl "$CAT" "$1" | head -c1 >/dev/null; echo "${PIPESTATUS[0]}""#;
+    let run = |cat: &std::path::Path| {
+        let log = dir.0.join("trace");
+        let mut sh = Command::new("bash");
+        sh.args(["-c", script, "sh"]).arg(&big).env("LOG", &log).env("CAT", cat);
+        let status = run_with_stdout(sh, Stdio::piped()).stdout_text();
+        let trace = std::fs::read_to_string(&log).unwrap();
+        let grown: Vec<String> = trace
+            .lines()
+            .filter(|l| l.starts_with("fcntl(1, F_SETPIPE_SZ"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        (status, grown)
+    };
+    let (status, grown) = run(&ours("cat"));
+    if ZERO_COPY {
+        assert_eq!(grown, ["fcntl(1, F_SETPIPE_SZ, 524288) = 524288"]);
+    } else {
+        assert!(grown.is_empty(), "{grown:?}");
+    }
+    assert_eq!(status, "141\n", "cat | head -c1: cat dies of SIGPIPE");
+
+    // A pipe already larger is not shrunk (GNU's would be: to 512 KiB).
+    let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
+    if ZERO_COPY {
+        use std::os::fd::AsRawFd;
+        assert_eq!(rapidutils::platform::set_pipe_size(write_end.as_raw_fd(), 1 << 20).unwrap(), 1 << 20);
+        let mut cat = Command::new(ours("cat"));
+        cat.arg(&big).stdout(Stdio::from(write_end));
+        let mut child = cat.spawn().unwrap();
+        drop(cat);
+        let mut got = Vec::new();
+        std::io::Read::read_to_end(&mut std::fs::File::from(read_end.try_clone().unwrap()), &mut got).unwrap();
+        assert!(child.wait().unwrap().success() && got == data);
+        assert_eq!(rapidutils::platform::pipe_size(read_end.as_raw_fd()).unwrap(), 1 << 20);
+    }
+
+    let Some(_raised) = PipeMaxSizeRaised::to(16 << 20) else {
+        skipped(TEST, "the run with pipe-max-size at 16 MiB", "needs root and a writable /proc/sys/fs/pipe-max-size");
+        return;
+    };
+    for cat in [ours("cat"), oracle("cat")] {
+        let (status, grown) = run(&cat);
+        assert_eq!(status, "141\n", "{}: cat | head -c1 with pipe-max-size at 16 MiB", cat.display());
+        if ZERO_COPY {
+            assert_eq!(grown, ["fcntl(1, F_SETPIPE_SZ, 524288) = 524288"], "{}", cat.display());
+        }
     }
 }
 
@@ -327,6 +394,7 @@ fn formatting_mode_from_a_slow_pipe_shows_lines_as_they_come() {
 
 #[test]
 fn devices_go_through_the_relay_into_a_grown_pipe() {
+    let _pipes = pipe_max_size_as_is();
     // A device (or terminal, or socket) into a pipe: splice into cat's own pipe, then into
     // stdout, which is grown first (a 64 KiB stdout pipe made `cat /dev/zero | head` 4x slower).
     let dir = TempDir::new("cat-relay");

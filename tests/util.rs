@@ -478,3 +478,37 @@ pub fn temp_dir_copies_in_kernel() -> bool {
     let out = Command::new("stat").args(["-f", "-c", "%T"]).arg(std::env::temp_dir()).output().unwrap();
     matches!(String::from_utf8_lossy(&out.stdout).trim(), "ext2/ext3" | "tmpfs" | "f2fs")
 }
+
+/// Tests whose expectations follow `/proc/sys/fs/pipe-max-size` (cat's relay pipe is that
+/// large) hold this lock shared; the test that raises it for a moment holds it alone.
+static PIPE_MAX_SIZE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Holds `pipe-max-size` as it is for as long as the guard lives.
+pub fn pipe_max_size_as_is() -> std::sync::RwLockReadGuard<'static, ()> {
+    PIPE_MAX_SIZE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `pipe-max-size` raised to `size` while it lives (no other test then runs one that
+/// depends on it), set back on drop.
+pub struct PipeMaxSizeRaised {
+    old: String,
+    _alone: std::sync::RwLockWriteGuard<'static, ()>,
+}
+
+impl PipeMaxSizeRaised {
+    const PATH: &'static str = "/proc/sys/fs/pipe-max-size";
+
+    /// None where it cannot be written (not root, or /proc/sys read-only).
+    pub fn to(size: usize) -> Option<PipeMaxSizeRaised> {
+        let alone = PIPE_MAX_SIZE.write().unwrap_or_else(|e| e.into_inner());
+        let old = std::fs::read_to_string(Self::PATH).ok()?;
+        std::fs::write(Self::PATH, size.to_string()).ok()?;
+        Some(PipeMaxSizeRaised { old, _alone: alone })
+    }
+}
+
+impl Drop for PipeMaxSizeRaised {
+    fn drop(&mut self) {
+        std::fs::write(Self::PATH, self.old.trim()).expect("pipe-max-size is set back");
+    }
+}

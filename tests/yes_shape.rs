@@ -42,13 +42,17 @@ fn line_of(len: usize) -> Vec<String> {
 #[test]
 fn pipe_output_moves_without_copying_after_the_first_line_and_one_buffer() {
     // A private pipe, filled by write (one unit of lines, then copies of its pages), is tee'd
-    // into a relay that is spliced into stdout; a line longer than the pipe (1 MiB here) goes
-    // by vmsplice.
+    // into a relay that is spliced into stdout; a line longer than the pipe (512 KiB, as GNU's
+    // yes grows stdout) goes by vmsplice.
     for (len, fast_call) in
         [(2, "splice("), (85, "splice("), (4097, "splice("), (100_000, "splice("), (1_500_000, "vmsplice(1,")]
     {
         let log = std::env::temp_dir().join(format!("ru-yes-strace-{}-{len}", std::process::id()));
-        traced_run(&[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice,tee,splice"], &line_of(len), 64 << 20);
+        traced_run(
+            &[log.to_str().unwrap(), "-e", "trace=write,writev,vmsplice,tee,splice,fcntl"],
+            &line_of(len),
+            64 << 20,
+        );
         let text = std::fs::read_to_string(&log).unwrap();
         std::fs::remove_file(&log).unwrap();
         let writes = count_calls(&text, "write(1,") + count_calls(&text, "writev(1,");
@@ -58,6 +62,12 @@ fn pipe_output_moves_without_copying_after_the_first_line_and_one_buffer() {
             // The first line, then one buffer (128 KiB or a line) before the zero-copy set-up.
             assert_eq!(writes, 2, "line {len}: only the first line and one buffer are written, got:\n{excerpt}");
             assert!(fast >= 2, "line {len}: expected {fast_call} calls, got:\n{excerpt}");
+            // Standard output grown as GNU's yes grows it, to 512 KiB, and no further.
+            let grown: Vec<&str> = text.lines().filter(|l| l.starts_with("fcntl(1, F_SETPIPE_SZ, ")).collect();
+            assert!(
+                grown.len() == 1 && grown[0].starts_with("fcntl(1, F_SETPIPE_SZ, 524288)"),
+                "line {len}: {grown:?}"
+            );
             if fast_call == "splice(" {
                 let filled: Vec<usize> = text
                     .lines()

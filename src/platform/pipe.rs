@@ -45,6 +45,12 @@ mod imp {
         if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
     }
 
+    pub fn pipe_size(fd: Fd) -> io::Result<usize> {
+        // SAFETY: F_GETPIPE_SZ takes no argument and touches no memory of ours.
+        let ret = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+        if ret < 0 { Err(last_error()) } else { Ok(ret as usize) }
+    }
+
     pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
         // SAFETY: a null offset means "use and advance the input's file offset".
         retry(|| unsafe { libc::sendfile(fd_out, fd_in, std::ptr::null_mut(), len) })
@@ -78,6 +84,9 @@ mod imp {
     pub fn set_pipe_size(_fd: Fd, _size: usize) -> io::Result<usize> {
         Err(unsupported())
     }
+    pub fn pipe_size(_fd: Fd) -> io::Result<usize> {
+        Err(unsupported())
+    }
     pub fn pipe_max_size() -> Option<usize> {
         None
     }
@@ -106,6 +115,26 @@ pub fn tee(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
 /// Asks for a pipe capacity of `size` bytes; returns the capacity granted.
 pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
     imp::set_pipe_size(fd, size)
+}
+
+/// The capacity of the pipe `fd`.
+pub fn pipe_size(fd: Fd) -> io::Result<usize> {
+    imp::pipe_size(fd)
+}
+
+/// What GNU 9.12's cat and yes grow their standard output pipe to: 512 KiB.
+pub const STDOUT_PIPE_SIZE: usize = 512 * 1024;
+
+/// Grows the caller's pipe `fd` (standard output) to [`STDOUT_PIPE_SIZE`] where it is smaller,
+/// and never shrinks it; returns its capacity. Not to `pipe-max-size`: a pipe's pages count
+/// against its user's `pipe-user-pages-soft`, past which that user's new pipes get 2 pages, and
+/// a pipe that swallows a whole file lets `cat FILE | head -c1` end without SIGPIPE.
+pub fn grow_stdout_pipe(fd: Fd) -> io::Result<usize> {
+    let size = pipe_size(fd)?;
+    if size >= STDOUT_PIPE_SIZE {
+        return Ok(size);
+    }
+    Ok(imp::set_pipe_size(fd, STDOUT_PIPE_SIZE).unwrap_or(size))
 }
 
 /// Copies up to `len` bytes between two regular files in the kernel, at their file offsets

@@ -303,9 +303,10 @@ fn the_map_or_read_choice_goes_on_from_file_to_file() {
     }
 }
 
-/// A file that shrinks while it is counted from a mapping (wc is held back by a delay injected
-/// into the second window's mapping): the counts are those of the file as it ends, as read()
-/// would give them, with no message and status 0.
+/// A file that shrinks while it is counted from a mapping (wc is stopped, by a SIGSTOP strace
+/// injects at the second window's madvise, while the file is cut): the counts are those of the
+/// file as it ends, as read() would give them, with no message and status 0; and the mapping's
+/// SIGBUS recovery ran (strace saw the signal), so the test cannot pass without it.
 #[test]
 fn mapped_files_that_shrink_are_counted_to_their_new_end() {
     if !ZERO_COPY {
@@ -315,10 +316,9 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
     }
     if arch() != std::env::consts::ARCH {
         // qemu (7.2) answers the program's MADV_SEQUENTIAL itself: strace sees only the
-        // emulator's own madvise, so the injected delay never holds the count back, and the file
-        // is cut at whatever point the count has reached.
+        // emulator's own madvise, so the injected stop never holds the count back.
         let test = "wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end";
-        skipped(test, "the whole test", "under qemu strace cannot hold wc back at a window's madvise");
+        skipped(test, "the whole test", "under qemu strace cannot stop wc at a window's madvise");
         return;
     }
     let data = mixed_text(12 << 20, 5);
@@ -328,18 +328,11 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
     for new_len in [window + 123, window + (256 << 10), 2 * window, 2 * window + 4096 * 3 + 17, 11 << 20] {
         let dir = TempDir::new("wc-shrink");
         let path = dir.file("f", &data);
+        let log = dir.0.join("trace");
         // The second madvise is the second window's (each window has one).
         let child = Command::new("strace")
-            .args([
-                "-qq",
-                "-f",
-                "-o",
-                "/dev/null",
-                "-e",
-                "trace=madvise",
-                "-e",
-                "inject=madvise:delay_exit=400000:when=2",
-            ])
+            .args(["-qq", "-f", "-e", "trace=madvise", "-e", "inject=madvise:signal=SIGSTOP:when=2", "-o"])
+            .arg(&log)
             .arg(ours("wc"))
             .env("RAPIDUTILS_INPUT", "map")
             .args(["-lmL"])
@@ -349,10 +342,25 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(150));
+        // wc's pid, once it is stopped.
+        let stopped = |trace: &str| {
+            let line = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---"))?;
+            line.split_whitespace().next().map(str::to_owned)
+        };
+        let started = std::time::Instant::now();
+        let pid = loop {
+            if let Some(pid) = stopped(&std::fs::read_to_string(&log).unwrap_or_default()) {
+                break pid;
+            }
+            assert!(started.elapsed().as_secs() < 60, "wc never stopped at its second window");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
         std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
+        assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success() && out.stderr.is_empty(), "cut to {new_len}: {out:?}");
+        let trace = std::fs::read_to_string(&log).unwrap();
+        assert!(trace.contains("--- SIGBUS {"), "cut to {new_len}: no SIGBUS, the recovery never ran\n{trace}");
         let mut gnu = Command::new(oracle("wc"));
         gnu.env("LC_ALL", "C.UTF-8").arg("-lmL");
         let want = run_piped(gnu, Some(&data[..new_len as usize]));

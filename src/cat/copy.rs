@@ -1,19 +1,10 @@
 //! Plain `cat` (no formatting option): move the bytes of one input to stdout by the cheapest
-//! means the pair of file types allows, falling back to read/write at exactly the byte where
-//! a zero-copy call gave up.
+//! means the pair of file types allows ([`plan`]: a [`Strategy`]), falling back to read/write
+//! at exactly the byte where a zero-copy call gave up.
 //!
-//! | input \ output   | pipe   | regular file      | anything else (socket, /dev/null, tty) |
-//! |------------------|--------|-------------------|----------------------------------------|
-//! | regular file     | splice through a relay pipe (small files: splice) | copy_file_range or a relay pipe, timed (see [`FileWay`]); across file systems the relay | splice through a relay pipe (char devices such as /dev/null), else sendfile |
-//! | pipe             | splice | splice            | splice                                 |
-//! | other (device, socket, tty) | splice through a relay pipe | splice through a relay pipe | splice through a relay pipe |
-//!
-//! The zero-copy calls use and advance the file offsets, so when one gives up the read/write
-//! loop simply continues: nothing is lost or repeated. A call the pair of files does not support
-//! (EINVAL, ENOSYS, EXDEV, EBADF, EPERM, EAGAIN and the like: `is_unsupported`) hands over to
-//! read/write; any other error is reported as GNU reports it, against the side it belongs to
-//! (`cat: NAME: ...` for the input, `cat: write error: ...` for the output; every
-//! copy_file_range error against the input, as GNU 9.12 does).
+//! The zero-copy calls advance the file offsets, so when one says "not supported here"
+//! (`is_unsupported`) the next goes on from them: nothing is lost or repeated. Any other error
+//! is reported as GNU 9.12 reports it, against the input or the output.
 
 use crate::common::sink;
 use crate::input::choose::Chooser;
@@ -27,19 +18,15 @@ pub const BUFFER_SIZE: usize = 128 * 1024;
 const SMALL_FILE: u64 = 64 * 1024;
 /// How much one zero-copy call is asked to move.
 const CHUNK: usize = 1 << 30;
-/// A large regular file into a regular file: the rounds in which the two ways take turns and
-/// are timed (see [`FileWay`]).
+/// A large regular file into a regular file: the timed rounds of the two [`FileWay`]s...
 const ROUND: u64 = 4 << 20;
 /// ...for inputs from this size on (smaller ones: copy_file_range, GNU's call, in one piece).
 const TIMED_FROM: u64 = 3 * ROUND;
-/// A round that measures a way, rather than works (its first rounds, and the rechecks of the
-/// way not taken), moves at most this much, one relay pipe's worth: where the relay's copy
-/// runs at a fifth of copy_file_range's speed (1 GiB cached into a new ext4 file, AMD EPYC Zen 4
-/// VM, runs after the VM handed freed memory back to its host), each of the relay's rounds that
-/// measure costs four of copy_file_range's more in 4 MiB rounds, one more in 1 MiB rounds.
+/// A round that measures a way, rather than works, moves at most this much: the relay may
+/// copy at a fifth of copy_file_range's speed.
 const PROBE: u64 = 1 << 20;
-/// copy_file_range goes on alone, no longer timed against the relay, where its first round cost
-/// less than this fraction of the relay's first a byte: a clone or an offload, not a copy.
+/// copy_file_range goes on alone where its first round cost less than this fraction of the
+/// relay's first a byte: a clone or an offload, not a copy.
 const CLONE_FRACTION: f64 = 0.5;
 
 /// Why copying one input stopped early.
@@ -57,8 +44,7 @@ pub enum Call {
     Splice,
     CopyFileRange,
     Sendfile,
-    /// splice into cat's own pipe, then from it to the output (faster than sendfile, whose
-    /// internal pipe is small).
+    /// splice into cat's own pipe, then from it to the output.
     Relay,
     /// copy_file_range and the relay in timed turns (see [`FileWay`]).
     Timed,
@@ -70,20 +56,11 @@ pub enum Call {
 ///
 /// The two ways are timed only where copy_file_range is known to copy (ext4, tmpfs, f2fs:
 /// `platform::copy_file_range_copies`); elsewhere it goes on alone, in one call, as GNU's: where
-/// the file system clones or offloads (btrfs, XFS, bcachefs, NFS, a FUSE file system with its
-/// own copy) it shares blocks or hands the work away, and its cost does not always show it (a
-/// source just written on btrfs is flushed by the clone: its rounds cost as much as a copy, and
-/// timed turns left 16 MiB of 200 copied instead of shared, loop-mounted btrfs here). Where it
-/// still costs less than half the relay's first round a byte, it goes on alone as well (a
-/// clone or offload after all). Where it copies, the kernel runs the splice from
-/// the input's page cache to the output that the relay runs, through a pipe of 16 pages instead
-/// of the relay's 1 MiB, and which costs less depends on the machine's state: 1 GiB cached into
-/// ext4, Intel Xeon (Sapphire Rapids) VM, whole runs one way: the relay 1.05-1.09x
-/// copy_file_range per round in three runs of 20-30 rounds, then, an hour later, 0.74-0.90x
-/// (0.46-0.67 s of CPU against 0.34-0.41; the relay's copying slowed 3-4x for the last quarter
-/// of the file, plausibly on memory the VM's free-page-reporting balloon had handed back to the
-/// host, not proven); taking turns in 4 MiB rounds within one run, the relay's rounds cost
-/// 0.93-0.94x copy_file_range's, every run.
+/// the file system clones or offloads (btrfs, XFS, NFS, ...) it shares blocks or hands the work
+/// away, and its cost does not always show it. Where it costs less than half the relay's first
+/// round a byte, it goes on alone as well (a clone after all). Where it copies, the kernel runs
+/// the relay's splice through a pipe of 16 pages, and which costs less depends on the machine's
+/// state (benches/RESULTS.md, "cat: copy_file_range or the relay").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileWay {
     CopyFileRange,
@@ -108,7 +85,7 @@ pub fn clones(cfr: f64, relay: f64) -> bool {
 /// The choice between the two [`FileWay`]s for this process's large regular files.
 struct FileCopies {
     chooser: Chooser<FileWay>,
-    /// CPU nanoseconds a byte of each way's first round (copy_file_range, relay).
+    /// CPU nanoseconds a byte of each way's first round.
     first: [Option<f64>; 2],
 }
 
@@ -147,28 +124,19 @@ pub struct Calls {
     pub copy_file_range: bool,
 }
 
-/// How one input is copied: its zero-copy calls in turn (when one says "not supported here",
-/// at any point, the next goes on from the offsets), then read/write from where they stopped.
+/// How one input is copied: its zero-copy calls in turn, then read/write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// splice straight: a pipe in, or a small file into a pipe.
     Splice,
-    /// Through cat's relay pipe: a large file into a pipe, or a device, socket or terminal in.
     Relay,
     /// A large file into a character device (/dev/null): the relay, else sendfile.
     RelayOrSendfile,
-    /// A large file into a socket or block device.
     Sendfile,
-    /// A small file into a device or socket: sendfile or read/write, whichever is cheaper
-    /// here, timed over batches of files (see [`SMALL_BATCH`]).
+    /// A small file into a device or socket: whichever is cheaper here (see [`SMALL_BATCH`]).
     SendfileOrReadWrite,
-    /// A small file into a file (or any file into a file on FreeBSD): copy_file_range, in one
-    /// piece, as GNU 9.12.
     CopyFileRange,
-    /// A large file into a file: copy_file_range and the relay timed (see [`FileWay`]); the
-    /// relay alone across file systems.
+    /// A large file into a file: the two timed (see [`FileWay`]); the relay across file systems.
     CopyFileRangeOrRelay,
-    /// read/write alone.
     ReadWrite,
 }
 
@@ -198,32 +166,24 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Str
     }
     match (input, output) {
         (Directory, _) => Strategy::ReadWrite,
-        // A large regular file into a pipe: through our relay pipe, as GNU 9.12 and uutils do.
-        // splice from a file into a pipe holds that pipe's lock while it looks the file's pages
-        // up, so stdout's reader would wait all that time; the relay's second call only moves
-        // page references (benches/RESULTS.md, "cat into a pipe").
+        // Through our relay pipe, as GNU 9.12: splice from a file holds the output pipe's lock
+        // while it looks the file's pages up, and stdout's reader would wait all that time.
         (Regular, Pipe) if !small => Strategy::Relay,
         (Pipe, _) | (Regular, Pipe) => Strategy::Splice,
-        // copy_file_range is GNU 9.12's call (the page cache copied in the kernel); across file
-        // systems it says EXDEV, and the relay goes on, as GNU's own splice through a pipe.
         (Regular, Regular) if small => Strategy::CopyFileRange,
         (Regular, Regular) => Strategy::CopyFileRangeOrRelay,
         (Regular, _) if small => Strategy::SendfileOrReadWrite,
         (Regular, CharDevice) => Strategy::RelayOrSendfile,
         (Regular, _) => Strategy::Sendfile,
-        // A terminal, socket or device may wait for its data inside splice, holding the output
-        // pipe's lock all that time (a terminal's line showed only when the next was typed):
-        // our own relay pipe takes that wait, as GNU's intermediate pipe does.
+        // A terminal, socket or device may wait inside splice, holding the output pipe's lock
+        // (a terminal's line showed only when the next was typed): the relay takes that wait.
         _ => Strategy::Relay,
     }
 }
 
 /// Small regular files into a device or socket (`cat` of many files `> /dev/null`) go by
-/// `sendfile` or by read/write, whichever is cheaper here: 10,000 files of 1 KiB into
-/// /dev/null took 84.6 ms by sendfile and 75.0 by read/write on an AMD EPYC (Zen 3) VM, 18.1
-/// against 22.5 ms on an Intel Xeon (Sapphire Rapids) VM. Batches of this many files are the
-/// rounds of the choice (`input::choose`): the first by sendfile and one by read/write (not
-/// timed), then one read/write, one sendfile, then the cheaper.
+/// `sendfile` or by read/write, whichever is cheaper here (each wins on one machine measured):
+/// batches of this many files are the rounds of the choice (`input::choose`).
 const SMALL_BATCH: u32 = 16;
 
 /// The choice for small files (see [`SMALL_BATCH`]) and the batch under way.
@@ -264,7 +224,7 @@ impl SmallFiles {
 }
 
 /// Copies everything left in `input` to `output`.
-pub struct Copier {
+pub(crate) struct Copier {
     buf: Vec<u8>,
     small: SmallFiles,
     /// A zero-copy call said ENOSYS: the kernel lacks it, don't try again.
@@ -281,12 +241,6 @@ pub struct Copier {
 struct RelayPipe {
     read_end: std::os::fd::OwnedFd,
     write_end: std::os::fd::OwnedFd,
-}
-
-impl Default for Copier {
-    fn default() -> Self {
-        Copier::new()
-    }
 }
 
 impl Copier {
@@ -367,10 +321,8 @@ impl Copier {
         self.read_write(input, output, size)
     }
 
-    /// A large regular file into a regular file on the same file system, in rounds by the way
-    /// chosen for this process (see [`FileWay`]). `moved` counts the input's bytes moved.
-    /// Fallback: on to the next method (the relay on its own, when copy_file_range is not
-    /// supported between these files).
+    /// A large regular file into a regular file, in rounds by the way chosen for this process
+    /// (see [`FileWay`]). `moved` counts the input's bytes moved.
     fn file_to_file(&mut self, input: Fd, output: Fd, size: Option<u64>, moved: &mut u64) -> ZeroCopy {
         let mut files = self.files.take().unwrap_or_else(|| FileCopies::new(output));
         let timed = size.is_some_and(|size| size >= TIMED_FROM);
@@ -389,7 +341,11 @@ impl Copier {
             let before = *moved;
             let outcome = match way {
                 FileWay::CopyFileRange => zero_copy(Call::CopyFileRange, input, output, size, limit, moved),
-                FileWay::Relay => self.relay_as_copy_file_range(input, output, limit, moved),
+                // Its errors reported as GNU 9.12 reports copy_file_range's.
+                FileWay::Relay => match self.relay_pipe() {
+                    Some(pipe) => relay(input, pipe, output, &mut self.buf, Errors::AsCopyFileRange, limit, moved),
+                    None => ZeroCopy::Fallback(None),
+                },
             };
             if let (ZeroCopy::Limit, Some(start), Some(end)) = (&outcome, start, platform::thread_cpu_time()) {
                 files.record(way, *moved - before, end.saturating_sub(start));
@@ -400,15 +356,6 @@ impl Copier {
         };
         self.files = Some(files);
         outcome
-    }
-
-    /// The relay in copy_file_range's place: its errors reported as GNU 9.12 reports
-    /// copy_file_range's (see [`Errors::AsCopyFileRange`]).
-    fn relay_as_copy_file_range(&mut self, input: Fd, output: Fd, limit: u64, moved: &mut u64) -> ZeroCopy {
-        let Some(pipe) = self.relay_pipe() else {
-            return ZeroCopy::Fallback(None);
-        };
-        relay(input, pipe, output, &mut self.buf, Errors::AsCopyFileRange, limit, moved)
     }
 
     /// The relay pipe's (write end, read end), made on first use: as large as standard output's
@@ -424,8 +371,7 @@ impl Copier {
         self.relay.as_ref().map(|pipe| (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd()))
     }
 
-    /// The portable loop: read into one reused buffer, write all of it. `size`: a regular
-    /// input's size, at which it is done (see `done_at`).
+    /// The portable loop: read into one reused buffer, write all of it (done at `size`).
     pub fn read_write(&mut self, input: Fd, output: Fd, size: Option<u64>) -> Result<(), CopyError> {
         if self.buf.is_empty() {
             self.buf = vec![0; BUFFER_SIZE];
@@ -450,8 +396,7 @@ impl Copier {
 enum ZeroCopy {
     /// The input is exhausted.
     Done,
-    /// The call cannot go on here (not supported, or copy_file_range's early 0): read/write
-    /// takes over from the current offsets.
+    /// The call cannot go on here (not supported, or copy_file_range's early 0).
     Fallback(Option<io::Error>),
     /// A real error, reported as GNU 9.12 reports it.
     Failed(CopyError),
@@ -462,17 +407,15 @@ enum ZeroCopy {
 /// Against which side the relay reports a real error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Errors {
-    /// The input's (`cat: NAME: ...`, and the next input) or the output's (`cat: write error`,
-    /// and stop), as GNU 9.12 reports its own splice's.
+    /// The input's or the output's, as GNU 9.12 reports its own splice's.
     PerSide,
     /// Every error against the input, and EFBIG handed over to read/write, as GNU 9.12 reports
-    /// copy_file_range's: the relay in its place between regular files says what GNU says.
+    /// copy_file_range's, in whose place the relay runs.
     AsCopyFileRange,
 }
 
 /// Errors meaning "this call does not work for these files" (gnulib's list for
-/// copy_file_range, which also fits splice and sendfile). At any point, not only at the first
-/// call as in GNU: the offsets say where the data stands, so read/write continues exactly there.
+/// copy_file_range), at any point: read/write continues from the offsets.
 fn is_unsupported(err: &io::Error) -> bool {
     use platform::errno::*;
     platform::is_unsupported(err) || matches!(err.raw_os_error(), Some(EBADF | ETXTBSY | EPERM | EAGAIN))
@@ -485,8 +428,7 @@ fn is_output_error(err: &io::Error) -> bool {
 }
 
 /// Moves data with `call` until the input ends, `limit` bytes have moved or the call cannot
-/// go on. `size` is a regular input's size when the copy started; `total` counts the bytes of
-/// the input moved so far, by earlier calls too.
+/// go on. `size`: a regular input's size; `total` counts the input's bytes moved by any call.
 fn zero_copy(call: Call, input: Fd, output: Fd, size: Option<u64>, limit: u64, total: &mut u64) -> ZeroCopy {
     let mut left = limit;
     loop {
@@ -530,19 +472,16 @@ fn zero_copy(call: Call, input: Fd, output: Fd, size: Option<u64>, limit: u64, t
     }
 }
 
-/// Whether a regular input of `size` is done once `total` bytes of it have moved: the call that
-/// would return 0 is saved (a fifth of the system calls for many small files). Not for sizes
-/// that are 0 or a page multiple, which pseudo-files report whatever they hold; a file that
-/// grew meanwhile moves more than its size and goes on to its end.
+/// Whether a regular input of `size` is done once `total` bytes of it have moved, saving the
+/// call that would return 0. Not for sizes that are 0 or a page multiple, which pseudo-files
+/// report whatever they hold.
 fn done_at(size: Option<u64>, total: u64) -> bool {
     size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
-/// Any input to an output through cat's own pipe (`pipe`: its write end, read end):
-/// splice in, splice out, until the input ends or `limit` bytes have moved (counted in
-/// `total`). When splicing out is not supported, what sits in the pipe is read back and
-/// written, and read/write takes over; a real error is reported as `errors` says (the pipe may
-/// then hold bytes of this input: the caller drops it).
+/// Any input to an output through cat's own pipe (`pipe`: its write end, read end): splice in,
+/// splice out, until the input ends or `limit` bytes have moved (counted in `total`). Where
+/// splicing out is not supported, what sits in the pipe is read back and written.
 fn relay(
     input: Fd,
     (write_end, read_end): (Fd, Fd),

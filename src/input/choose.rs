@@ -1,32 +1,19 @@
-//! Two ways of doing the same work, and which is cheaper on this machine, now: each is timed
-//! on the work itself (this thread's CPU time, not how long a disk or another process kept us
-//! waiting), and the cheaper goes on. A choice like this made once, on one machine, was wrong
-//! on the next: the order of the ways tells only which is tried first.
-//!
-//! The work comes in rounds (a stretch of a file, a batch of small files): a first round by
-//! the `warm_up` way and one by the other, not timed (first rounds pay for cold caches and
-//! page tables), then one timed round each way, then the cheaper, and the other once again
-//! after [`FIRST_RECHECK`] rounds, then after twice as many each time up to every [`RECHECK`]
-//! rounds, so that a first choice made while the machine warmed up is undone soon and a change
-//! part-way is followed. A way found more than [`FAR`] times as dear is rechecked only as often
-//! as [`BUDGET`] allows; once both are timed, the other way must be cheaper by [`MARGIN`] to
-//! take over; each way's cost is the least of its last [`SPAN`] rounds, so that one round made
-//! dear by the machine hands nothing over. A pure function of the costs it is told, tested
-//! without a clock. The runs behind each constant: benches/RESULTS.md, "The chooser's
-//! constants".
+//! Two ways of doing the same work, and which is cheaper on this machine, now: each is timed on
+//! rounds of the work itself (this thread's CPU time), and the cheaper goes on. A first round
+//! each way is not timed (it pays for cold caches), then one each way is, then the cheaper goes
+//! on and the other is timed again after [`FIRST_RECHECK`] rounds, then twice as many each time
+//! up to [`RECHECK`]. A pure function of the costs it is told, tested without a clock. The runs
+//! behind each constant: benches/RESULTS.md, "The chooser's constants".
 
 /// After this many rounds the way not taken is timed again on one round (at the most).
 pub const RECHECK: u32 = 16;
-/// The first recheck comes after this many rounds, each next one after twice as many as the
-/// last, up to [`RECHECK`]: the first rounds of a run are dearer, and not alike for both ways.
+/// The first recheck comes after this many rounds: first rounds are dearer, unalike per way.
 pub const FIRST_RECHECK: u32 = 2;
-/// A way not taken more than this many times as dear as the one going on, in each of its last
-/// rounds (at a recheck two at least), is rechecked after [`RECHECK`] rounds or more (see
-/// [`BUDGET`]), not sooner.
+/// A way not taken this many times as dear in each of its last rounds is rechecked as
+/// [`BUDGET`] allows, not sooner than [`RECHECK`].
 pub const FAR: f64 = 1.5;
-/// A recheck of a far dearer way costs `ratio - 1` rounds' worth more than going on; the next
-/// comes when that is at most this fraction of the rounds since: after `(ratio - 1) / BUDGET`
-/// rounds, at least [`RECHECK`] and at most [`RECHECK_FAR`].
+/// A far dearer way's recheck costs `ratio - 1` rounds more: the next comes after
+/// `(ratio - 1) / BUDGET` rounds, from [`RECHECK`] to [`RECHECK_FAR`].
 pub const BUDGET: f64 = 0.02;
 /// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB stretches, so that a
 /// file whose state changes part-way is still followed within a file of a few GiB.
@@ -112,8 +99,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
-    /// The round [`Chooser::next`] gave, done `way`, did `units` of work for `nanos` of CPU
-    /// time.
+    /// The round [`Chooser::next`] gave, done `way`, did `units` of work in `nanos` of CPU.
     pub fn record(&mut self, way: W, units: u64, nanos: u64) {
         if units == 0 {
             return;
@@ -147,8 +133,8 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
-    /// Whether `way` is the chosen one (timed cheaper, or forced): its next round is work, not
-    /// a measurement (a way being measured may be given a shorter round: the cost is per unit).
+    /// Whether `way` is the chosen one (timed cheaper, or forced): its rounds are work, not
+    /// measurements (which may be shorter: the cost is per unit).
     pub fn is_chosen(&self, way: W) -> bool {
         if self.only.is_some() {
             return self.only == Some(way);
@@ -172,8 +158,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
     }
 }
 
-/// Rounds until the next recheck of a way `dearer` times as dear as the one going on (more
-/// than [`FAR`]): see [`BUDGET`].
+/// Rounds until the next recheck of a way `dearer` (> [`FAR`]) times as dear: see [`BUDGET`].
 fn far_interval(dearer: f64) -> u32 {
     // (An infinite ratio, of a way going on at no cost, is as far as any.)
     ((dearer - 1.0) / BUDGET).ceil().clamp(f64::from(RECHECK), f64::from(RECHECK_FAR)) as u32

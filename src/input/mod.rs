@@ -2,30 +2,23 @@
 //! ways on this machine, now: from read-only mappings of the page cache (no copy into a
 //! buffer), or by `read` into a reused buffer (GNU's way).
 //!
-//! Which is cheaper depends on the CPU and on how the page cache holds the file (a file just
-//! written sits in small pages, one read back from disk in large folios), so it is timed as
-//! the file is fed: stretches of up to 4 MiB are the rounds of a [`Chooser`] (`choose`), ending on
-//! multiples of [`STRETCH`] so as not to cut the folios. A mapped round that took a page fault
-//! per 2 MiB, not per 64 KiB, found whole folios, which every machine measured maps cheaper
-//! than it reads: the file is then mapped to its end (`whole_folios`). The chooser goes on
-//! from one file to the next: the files of one command mostly come from the same step of a
-//! script. `RAPIDUTILS_INPUT=map|read` forces one way. Figures: benches/RESULTS.md, "The
-//! input: mapping or reading".
+//! Which is cheaper depends on the CPU and on how the page cache holds the file, so it is
+//! timed as the file is fed: stretches of up to [`STRETCH`] are the rounds of a [`Chooser`],
+//! kept from one file to the next; a file found in whole 2 MiB folios is mapped to its end
+//! (`whole_folios`). `RAPIDUTILS_INPUT=map|read` forces one way. Figures: benches/RESULTS.md,
+//! "The input: mapping or reading".
 //!
-//! A mapped file can shrink under us: the mapping's SIGBUS handler (`platform::Mapping`)
-//! puts zero pages past the new end and records where. After each piece the next page is
-//! touched and, at a cut or a stretch's end, `fstat` gives the real size: a piece that may hold
-//! bytes past the end is fed again from the state saved before it, up to that end, and reads
-//! take what follows. Reads need no such care: they return what the file holds.
-//!
-//! Mapped bytes may change while they are fed (another writer, or the handler's zero pages):
-//! a [`Consumer`] must derive no index, length or loop bound from a byte that a second read
-//! of it would have to confirm (see [`Consumer::feed`]).
+//! A mapped file can shrink under us: the SIGBUS handler (`platform::Mapping`) puts zero pages
+//! past the new end and records where; after each piece `fstat` at a cut or a stretch's end
+//! gives the real size, a piece that held bytes past it is fed again from the consumer's mark,
+//! and reads take what follows. Mapped bytes may also change while fed (see
+//! [`Consumer::feed`]).
 
 pub mod choose;
 
 use crate::platform::{self, Fd, FileInfo};
 use choose::Chooser;
+use std::cell::RefCell;
 use std::io;
 
 /// A stretch is mapped only when at least this much of the file is left.
@@ -33,10 +26,9 @@ pub const MAP_MIN: u64 = 2 << 20;
 /// The most one mapping holds, so that the resident set stays small; stretches end at file
 /// offsets that are multiples of it, so as not to cut the page cache's folios.
 pub const STRETCH: u64 = 4 << 20;
-/// A mapped round that measures, rather than works, maps at most this much (one 2 MiB folio
-/// whole): on a file just written mapping may cost twice what reading does.
+/// A mapped round that measures maps at most this much (one 2 MiB folio whole).
 pub const MAP_PROBE: u64 = 2 << 20;
-/// A read round that measures, rather than works, reads at most this much.
+/// A read round that measures reads at most this much.
 pub const READ_PROBE: u64 = 1 << 20;
 
 /// What is fed a file's bytes.
@@ -51,9 +43,8 @@ pub trait Consumer {
     /// treated as an arbitrary value read once (a table entry for each of its 256 values,
     /// copied or compared), and no index or loop bound may rely on a byte read again.
     fn feed(&mut self, bytes: &[u8]);
-    /// Whether output is due; if so [`Consumer::output`] is called once every byte fed is
-    /// known to be the file's and the file offset is past them (a next reader of a shared
-    /// stdin, or one after a failed write, goes on from there).
+    /// Whether output is due; if so [`Consumer::output`] is called once the bytes fed are known
+    /// to be the file's and the file offset is past them.
     fn output_due(&self) -> bool {
         false
     }
@@ -62,11 +53,10 @@ pub trait Consumer {
     }
 }
 
-/// Where [`feed`] stops: at a fixed offset (a `u64`; `u64::MAX`: the file's end, wherever that
-/// is then), or where another thread's part of the file begins (`wc`'s two-thread split).
+/// Where [`feed`] stops: a fixed offset (`u64::MAX`: the file's end, wherever that is then),
+/// or where another thread's part of the file begins (`wc`'s two-thread split).
 pub trait Bound {
-    /// The end of the next stretch, wanted from `from` to `to`: `to`, or sooner (at most
-    /// `from`: nothing is left).
+    /// The end of the next stretch wanted from `from` to `to`: `to` or sooner.
     fn claim(&self, from: u64, to: u64) -> u64;
     /// Whether the bound may stop feeding before the file's end.
     fn bounded(&self) -> bool {
@@ -116,10 +106,9 @@ pub fn forced() -> Option<Way> {
     })
 }
 
-/// Feeds what is left of the regular file `fd` (from its offset up to `end`, also past the
-/// size `info` gave if it grew) to `consumer`: mapped pieces end at file offsets that are
-/// multiples of `piece` (a multiple of the page size), reads fill `buf`. The offset is left
-/// at the end.
+/// Feeds the regular file `fd` from its offset up to `end` (past the size `info` gave if it
+/// grew) to `consumer`, mapped in pieces ending at multiples of `piece` (a multiple of the page
+/// size) or read into `buf`. The offset is left at the end.
 pub fn feed<C: Consumer>(
     fd: Fd,
     info: &FileInfo,
@@ -128,143 +117,109 @@ pub fn feed<C: Consumer>(
     consumer: &mut C,
     end: &impl Bound,
 ) -> Result<(), Stop<C::Error>> {
-    // Read-ahead advice matters only where more than a buffer is read, and the offset only where
-    // stretches may be mapped or a bound kept: a smaller file is read to its end from wherever it
-    // is (two system calls less for each of many small files).
+    // Advice and offset only where they matter: two system calls less per small file.
     if info.size > buf.len() as u64 {
         platform::advise_sequential(fd);
     }
     let mut pos = if info.size >= MAP_MIN || end.bounded() { platform::current_offset(fd).ok() } else { None };
-    // This file alone may be unable to be mapped: the chooser that goes on is not told.
-    let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
-    let mut chooser = KeptChooser::take();
-    // Whether the file offset is behind `pos` (mapped stretches do not move it).
-    let mut behind = false;
-    // Stretches while the file (as it was) has at least MAP_MIN left.
-    while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
-        let stretch = if only == Some(Way::Map) { end.mapped_stretch() } else { STRETCH };
-        let mut len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
-        if len == 0 {
-            return Ok(());
-        }
-        let way = only.unwrap_or_else(|| chooser.next());
-        if only.is_none() && !chooser.is_chosen(way) {
-            // A round that measures: its cost is per byte, and short enough is as good as long.
-            len = match way {
-                Way::Read => len.min(READ_PROBE),
-                // Up to the next 2 MiB boundary, or the one after where that is near: a few
-                // pages mapped would time the map and unmap, not the mapping.
+    // (No consumer feeds another file meanwhile: the borrow holds.)
+    CHOOSER.with_borrow_mut(|chooser| {
+        // This file alone may be unable to be mapped: the chooser that goes on is not told.
+        let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
+        // Whether the file offset is behind `pos` (mapped stretches do not move it).
+        let mut behind = false;
+        // Stretches while the file (as it was) has at least MAP_MIN left.
+        while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
+            let stretch = if only == Some(Way::Map) { end.mapped_stretch() } else { STRETCH };
+            let mut len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
+            if len == 0 {
+                return Ok(());
+            }
+            let way = only.unwrap_or_else(|| chooser.next());
+            if only.is_none() && !chooser.is_chosen(way) {
+                // A round that measures: its cost is per byte, and short enough is as good as long.
+                len = match way {
+                    Way::Read => len.min(READ_PROBE),
+                    // Up to the next 2 MiB boundary, or the one after where that is near: a few
+                    // pages mapped would time the map and unmap, not the mapping.
+                    Way::Map => {
+                        let rest = MAP_PROBE - at % MAP_PROBE;
+                        len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })
+                    }
+                };
+            }
+            let start = if only.is_none() { platform::thread_cpu_time() } else { None };
+            // A timed mapped round over whole 2 MiB folios counts its page faults.
+            let look = way == Way::Map && only.is_none() && at % MAP_PROBE == 0 && len % MAP_PROBE == 0;
+            let faults = if look { platform::thread_minor_faults() } else { None };
+            let fed = match way {
                 Way::Map => {
-                    let rest = MAP_PROBE - at % MAP_PROBE;
-                    len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })
+                    let Ok(map) = platform::Mapping::new(fd, at, len as usize) else {
+                        // Another file system, or no SIGBUS handler: read.
+                        only = Some(Way::Read);
+                        continue;
+                    };
+                    let mapped = feed_mapping(fd, at, &map, piece, consumer)?;
+                    behind = true;
+                    if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten()) {
+                        if whole_folios(after.saturating_sub(before), mapped.len) {
+                            only = Some(Way::Map);
+                        }
+                    }
+                    if mapped.cut {
+                        // The file ended inside the stretch (it shrank): reads take what follows.
+                        pos = Some(at + mapped.len);
+                        break;
+                    }
+                    mapped.len
+                }
+                Way::Read => {
+                    if behind {
+                        platform::seek_to(fd, at).map_err(Stop::Read)?;
+                        behind = false;
+                    }
+                    let got = read_some(fd, buf, len, consumer)?;
+                    if got < len {
+                        // The file ended sooner than its size said: nothing is left.
+                        return Ok(());
+                    }
+                    got
                 }
             };
+            if let (None, Some(start), Some(end)) = (only, start, platform::thread_cpu_time()) {
+                chooser.record(way, fed, end.saturating_sub(start));
+            }
+            if only.is_some() || chooser.timed_both() {
+                end.maps(only.map_or(chooser.is_chosen(Way::Map), |way| way == Way::Map));
+            }
+            pos = pos.map(|at| at + fed);
         }
-        let start = if only.is_none() { platform::thread_cpu_time() } else { None };
-        // A mapped round over whole 2 MiB stretches of the file, while the way is chosen by
-        // timing, counts its page faults (two system calls).
-        let look = way == Way::Map && only.is_none() && at % MAP_PROBE == 0 && len % MAP_PROBE == 0;
-        let faults = if look { platform::thread_minor_faults() } else { None };
-        let fed = match way {
-            Way::Map => {
-                let Ok(map) = platform::Mapping::new(fd, at, len as usize) else {
-                    // Another file system, or no SIGBUS handler: read.
-                    only = Some(Way::Read);
-                    continue;
-                };
-                let mapped = feed_mapping(fd, at, &map, piece, consumer)?;
-                behind = true;
-                if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten()) {
-                    if whole_folios(after.saturating_sub(before), mapped.len) {
-                        only = Some(Way::Map);
-                    }
-                }
-                if mapped.cut {
-                    // The file ended inside the stretch (it shrank): reads take what follows.
-                    pos = Some(at + mapped.len);
-                    break;
-                }
-                mapped.len
-            }
-            Way::Read => {
-                if behind {
-                    platform::seek_to(fd, at).map_err(Stop::Read)?;
-                    behind = false;
-                }
-                let got = read_some(fd, buf, len, consumer)?;
-                if got < len {
-                    // The file ended sooner than its size said: nothing is left.
-                    return Ok(());
-                }
-                got
-            }
+        if let Some(at) = pos.filter(|_| behind) {
+            platform::seek_to(fd, at).map_err(Stop::Read)?;
+        }
+        // To the end of the file (past the size it had if it grew), or to the bound.
+        let rest = match pos {
+            Some(at) => end.claim(at, u64::MAX).saturating_sub(at),
+            None if end.bounded() => 0,
+            None => u64::MAX,
         };
-        if let (None, Some(start), Some(end)) = (only, start, platform::thread_cpu_time()) {
-            chooser.record(way, fed, end.saturating_sub(start));
-        }
-        if only.is_some() || chooser.timed_both() {
-            end.maps(only.map_or(chooser.is_chosen(Way::Map), |way| way == Way::Map));
-        }
-        pos = pos.map(|at| at + fed);
-    }
-    if let Some(at) = pos.filter(|_| behind) {
-        platform::seek_to(fd, at).map_err(Stop::Read)?;
-    }
-    // To the end of the file (past the size it had if it grew), or to the bound.
-    let rest = match pos {
-        Some(at) => end.claim(at, u64::MAX).saturating_sub(at),
-        None if end.bounded() => 0,
-        None => u64::MAX,
-    };
-    read_some(fd, buf, rest, consumer).map(drop)
+        read_some(fd, buf, rest, consumer).map(drop)
+    })
 }
 
 /// Whether a mapping of `len` bytes from a 2 MiB boundary that took `faults` page faults was
-/// mapped a whole 2 MiB folio at a time: at most two faults a folio, where pages the writer
-/// left in the page cache (small folios) take one every 64 KiB (the kernel's fault-around).
-/// Such a file came into the cache read from disk, and mapping it costs less than reading it
-/// on every machine measured: it is mapped to its end without timing reads against it.
+/// mapped a whole 2 MiB folio at a time (at most two faults each; small folios take one every
+/// 64 KiB): the file was read from disk, and mapping it is cheaper on every machine measured.
 fn whole_folios(faults: u64, len: u64) -> bool {
     len >= MAP_PROBE && faults * MAP_PROBE <= 2 * len
 }
 
 thread_local! {
-    /// The chooser between mapping and reading, from one file to the next (see the module's
-    /// documentation).
-    static CHOOSER: std::cell::Cell<Option<Chooser<Way>>> = const { std::cell::Cell::new(None) };
+    /// The chooser between mapping and reading, from one file to the next.
+    static CHOOSER: RefCell<Chooser<Way>> = RefCell::new(Chooser::new([Way::Map, Way::Read], Way::Read, None));
 }
 
-/// The thread's chooser while a file is fed, put back for the next file when dropped (also
-/// when feeding stops early).
-struct KeptChooser(Chooser<Way>);
-
-impl KeptChooser {
-    fn take() -> KeptChooser {
-        KeptChooser(CHOOSER.take().unwrap_or_else(|| Chooser::new([Way::Map, Way::Read], Way::Read, None)))
-    }
-}
-
-impl std::ops::Deref for KeptChooser {
-    type Target = Chooser<Way>;
-    fn deref(&self) -> &Chooser<Way> {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for KeptChooser {
-    fn deref_mut(&mut self) -> &mut Chooser<Way> {
-        &mut self.0
-    }
-}
-
-impl Drop for KeptChooser {
-    fn drop(&mut self) {
-        CHOOSER.set(Some(self.0.clone()));
-    }
-}
-
-/// Reads up to `len` bytes (fewer at the end of the file) into `buf` a buffer at a time,
-/// feeding each read; returns how many were read.
+/// Reads and feeds up to `len` bytes (fewer at the file's end); returns how many.
 fn read_some<C: Consumer>(fd: Fd, buf: &mut [u8], len: u64, consumer: &mut C) -> Result<u64, Stop<C::Error>> {
     let mut got = 0;
     while got < len {
@@ -290,8 +245,7 @@ struct Mapped {
     cut: bool,
 }
 
-/// Feeds one mapped stretch, starting at file offset `pos`, in pieces ending at multiples of
-/// `piece` (see the module's comment for a file that shrinks meanwhile).
+/// Feeds one mapped stretch from file offset `pos` in pieces ending at multiples of `piece`.
 fn feed_mapping<C: Consumer>(
     fd: Fd,
     pos: u64,

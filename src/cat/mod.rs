@@ -31,8 +31,8 @@ pub const TOOL: crate::common::Tool = crate::common::Tool { name: "cat", command
 
 /// Formatted output is written in pieces of about this size.
 const OUTPUT_FLUSH: usize = 128 * 1024;
-/// Formatting reads this much at a time: 64 KiB stays in L2, so the kernel's copy costs a third
-/// less system time than with 128 KiB (cat -n of 200 MB: 78 against 84 ms in all).
+/// Formatting reads this much at a time: 64 KiB stays in L2, so the kernel's copy costs less
+/// system time than with 128 KiB (benches/RESULTS.md, "Figures behind code comments").
 const FORMAT_READ: usize = 64 * 1024;
 /// Runs `cat` with `args` (without the program name); returns the exit status.
 pub fn main(args: Vec<Arg>) -> i32 {

@@ -5,7 +5,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The pages are about to be written: fault them all in with one call (MAP_POPULATE) instead
-/// of one page fault each, which costs ~3 us per page in a VM (0.8 ms for 1 MiB, measured).
+/// of one page fault each, dear in a VM (benches/RESULTS.md, "Figures behind code comments").
 #[cfg(target_os = "linux")]
 const POPULATE: libc::c_int = libc::MAP_POPULATE;
 #[cfg(not(target_os = "linux"))]
@@ -29,8 +29,9 @@ impl PageBuffer {
     }
 
     /// A buffer of which maybe only the first page is used (wc's first reads: a script's
-    /// input is often a few bytes): each page is faulted in when first touched. Populating
-    /// 64 KiB cost 18 us of a 0.745 ms `wc tiny tiny` (Intel Xeon, Sapphire Rapids, KVM).
+    /// input is often a few bytes): each page is faulted in when first touched, since
+    /// populating 64 KiB up front was a visible share of a tiny `wc`'s whole run
+    /// (benches/RESULTS.md, "Figures behind code comments").
     pub fn on_demand(len: usize) -> io::Result<PageBuffer> {
         PageBuffer::map(len, 0)
     }

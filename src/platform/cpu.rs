@@ -138,9 +138,9 @@ struct Leaves {
 
 /// The CPUID leaves: glibc's copies, taken at its
 /// own start-up (`__x86_get_cpuid_feature_leaf`, glibc 2.33, <sys/platform/x86.h>), so that no
-/// `cpuid` runs here. In a virtual machine each `cpuid` exits to the hypervisor: 1.5 us on a KVM
-/// guest of an Intel Xeon (Sapphire Rapids), where std's `is_x86_feature_detected!`, which asks
-/// about ten leaves, was 18 us of every start-up.
+/// `cpuid` runs here. In a virtual machine each `cpuid` exits to the hypervisor, so std's
+/// `is_x86_feature_detected!`, which asks about ten leaves, was a measurable share of every
+/// start-up (benches/RESULTS.md, "Figures behind code comments").
 #[cfg(all(target_arch = "x86_64", target_env = "gnu", not(miri)))]
 fn leaves() -> Leaves {
     /// glibc's `struct cpuid_feature`.

@@ -13,10 +13,9 @@ use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
 /// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
 const BUFFER_SIZE: usize = 64 * 1024;
-/// Larger inputs are read 256 KiB at a time: with the counting's reads it stays in the L2 of
-/// a Zen 3 (512 KiB), and on an Intel Xeon (Sapphire Rapids) `wc -l` of 100 MB read in
-/// 64 KiB, 256 KiB and 1 MiB reads took 22.2, 21.3 and 22.9 ms (file written in 4 KiB
-/// writes), 13.7, 14.0 and 13.6 ms (read back from disk).
+/// Larger inputs are read 256 KiB at a time: with the counting's reads it stays in a 512 KiB
+/// L2, and `wc -l` measured about as fast as with 64 KiB or 1 MiB reads, faster on a file just
+/// written (benches/RESULTS.md, "Figures behind code comments").
 pub(super) const BIG_BUFFER_SIZE: usize = 256 * 1024;
 /// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
 /// moves what the pipe has.

@@ -82,8 +82,8 @@ fn run(line: &[u8]) -> io::Error {
         // One buffer written before the zero-copy set-up (which writes a pipe's worth of lines
         // into the private pipe): larger than a pipe that has not been grown, it waits in the
         // pipe, so a reader that stops early is found gone at once, not after the set-up
-        // (`yes | head -n1` in the start-up benchmark, Intel Xeon: 1.14 ms with the set-up
-        // first, 1.05 with this write, 1.02 with the old vmsplice set-up).
+        // (`yes | head -n1` measured faster than with the set-up first; benches/RESULTS.md,
+        // "Figures behind code comments").
         if let Err(err) = sink::write_all(platform::STDOUT, &buf) {
             return err;
         }
@@ -162,19 +162,16 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
 ///
 /// The private pipe is filled by `write` (uutils' way), so its pages are the kernel's own: with
 /// `vmsplice` of a buffer of lines (GNU 9.12's way, and ours before) a `read()` reader of
-/// stdout ran at 1.5-8.7 GiB/s from round to round on an AMD EPYC (Zen 3) VM, where uutils'
-/// written pipe gave 7.5-10.1 in every round. Only one [`UNIT`] of lines is written; the rest
-/// of the pipe is that unit's pages again, by doubling (`tee` into the relay, `splice` back),
-/// so all a `read()` reader of stdout copies from is those few pages, which stay in its caches
-/// whatever their size on this CPU: into a `read(128K)` reader, 2-byte line, Intel Xeon, a
-/// pipe of copies of a 16 KiB to 256 KiB unit gave 14.6-15.0 GiB/s where a pipe of 1 MiB of
-/// written pages (as uutils') gave 13.4, and 13.7 for uutils, same rounds. 64 KiB keeps the
-/// part of a page left empty after each copy under 1/16 for any line that fits; a longer line
-/// is a unit of its own, which keeps that bound too (written whole, as before, 100 KB lines
-/// read 14.4 GiB/s against uutils' 15.6 on an AMD EPYC Zen 5; each reader copied from the 1 MB
-/// of pages, not from the 100 KB of one line). The writes
-/// come from `lines` (the write loop's buffer), so the set-up fills and touches no memory of
-/// its own.
+/// stdout ran much slower in some rounds, where a written pipe was steady. Only one [`UNIT`]
+/// of lines is written; the rest of the pipe is that unit's pages again, by doubling (`tee`
+/// into the relay, `splice` back), so all a `read()` reader of stdout copies from is those few
+/// pages, which stay in its caches: units of 16 KiB to 256 KiB alike measured faster than a
+/// pipe of 1 MiB of written pages (as uutils'). 64 KiB keeps the part of a page left empty
+/// after each copy under 1/16 for any line that fits; a longer line is a unit of its own,
+/// which keeps that bound too (written whole, as before, long lines read slower than uutils':
+/// each reader copied from the whole pipe's pages, not from one line's). The writes come from
+/// `lines` (the write loop's buffer), so the set-up fills and touches no memory of its own.
+/// Figures: benches/RESULTS.md, "Figures behind code comments".
 fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
     let (source, source_in) = platform::pipe().ok()?;
     let (relay, relay_in) = platform::pipe().ok()?;

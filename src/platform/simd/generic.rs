@@ -531,15 +531,12 @@ impl<B: Block64> Masks<B> {
     /// of them (each checked with the three bytes before it). The blocks' errors are or-ed into
     /// one register and looked at once, after the last: no branch a block, and nothing in the
     /// loop but the checks and the tally, which stays in registers (checked block by block,
-    /// AVX2 on an AMD EPYC Zen 5 spilled the tally to the stack and reloaded it every block:
-    /// `wc -m` of 100 MB just written, AVX2 forced, 15.6 ms then, 14.4 now). The errors and the
-    /// tally each take one register where a block is two (AVX2): the two freed registers keep
-    /// the constants that the loop otherwise loaded and broadcast again every block (three
-    /// `vpbroadcastb` and a table load a block; AMD EPYC Zen 4, AVX2 forced, `wc -m` of 100 MB
-    /// in 0.95-0.96x the time read back from disk, 0.95-0.97x just written, 0.97-0.99x on the
-    /// Chinese corpus: per-round ratios of two runs of 15 interleaved rounds). Where the CPU has
-    /// AVX-512 VBMI, the AVX-512 kernel has a loop of its own with fewer instructions
-    /// (`x86_64/utf8.rs`).
+    /// AVX2 spilled the tally to the stack and reloaded it every block, measured slower). The
+    /// errors and the tally each take one register where a block is two (AVX2): the two freed
+    /// registers keep the constants that the loop otherwise loaded and broadcast again every
+    /// block, measured faster on every input tried (benches/RESULTS.md, "Figures behind code
+    /// comments"). Where the CPU has AVX-512 VBMI, the AVX-512 kernel has a loop of its own
+    /// with fewer instructions (`x86_64/utf8.rs`).
     #[inline(always)]
     pub fn utf8_continuation(self, bytes: &[u8]) -> Option<u64> {
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
@@ -600,10 +597,10 @@ impl<B: Block64> Masks<B> {
     /// [`Self::utf8_continuation`], byte for byte. Also returns the `high_blocks` of `next`
     /// (the next batch, the same way cut), found between the checks: so the next batch comes
     /// from memory while this one is checked (found before them, the loads came in bursts and
-    /// the checks left memory idle: `wc -m` of a mapped file took 1.25 times as long, AMD EPYC
-    /// Zen 2). ASCII costs one test a block, and the loops over the blocks checked leave once
-    /// a batch (a branch a block would mispredict where ASCII and other blocks take turns at
-    /// random).
+    /// the checks left memory idle: `wc -m` of a mapped file measured much slower;
+    /// benches/RESULTS.md, "Figures behind code comments"). ASCII costs one test a block, and
+    /// the loops over the blocks checked leave once a batch (a branch a block would mispredict
+    /// where ASCII and other blocks take turns at random).
     #[inline(always)]
     pub fn utf8_continuation_sparse(self, bytes: &[u8], high: u64, next: &[u8]) -> (Option<u64>, u64) {
         let blocks = bytes.len().saturating_sub(3) / 64;

@@ -388,8 +388,8 @@ pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
 /// How far ahead of the byte being formatted `prefetch_ahead` asks for the input: far enough to
 /// cover a memory access, and past a page boundary (where the hardware prefetchers stop) before
 /// the loop gets there. Matters when the input is a mapping of the page cache rather than a
-/// read buffer that the kernel's copy just left in the cache (cat -A of a mapped 200 MB file:
-/// 59.5 -> 56.3 ms at 2 KiB; 512 bytes 58.2, 4 KiB 57.1).
+/// read buffer that the kernel's copy just left in the cache; 2 KiB measured faster there than
+/// 512 bytes or 4 KiB (benches/RESULTS.md, "Figures behind code comments").
 const PREFETCH_DISTANCE: usize = 2048;
 
 /// Asks the CPU to bring `input[at + PREFETCH_DISTANCE]`'s cache line in (nothing where the

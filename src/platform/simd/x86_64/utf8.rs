@@ -5,12 +5,10 @@
 //! lanes, the next byte's bits above them) nor the low ones need their mask. A fourth look-up
 //! by the high nibbles the third already has gives each byte's count (1 for a continuation
 //! byte), added in one instruction where a compare, its mask spread to bytes and a subtraction
-//! took three: 11 vector instructions a block against 15. AMD EPYC Zen 4, C.UTF-8, against the
-//! block masks' loop, interleaved rounds: `wc -m` of 100 cached files of 1 MiB of the
-//! English-like text (read, not mapped) 0.95-0.96x the time (21 and 31 rounds); 100 MB of
-//! Chinese / emoji read 0.85-0.92x / 0.88-0.98x, mapped 0.98-1.00x / 0.95-0.97x (11 and 15
-//! rounds). A loop of the same shape with `vpshufb` (masks kept, the tally by look-up) gave
-//! 1.00x: what pays is the masks left out.
+//! took three: 11 vector instructions a block against 15. Measured as fast as the block masks'
+//! loop or faster on every text tried, read or mapped; a loop of the same shape with `vpshufb`
+//! (masks kept, the tally by look-up) gained nothing: what pays is the masks left out
+//! (benches/RESULTS.md, "Figures behind code comments").
 
 use super::load512;
 use crate::platform::simd::prefetch_ahead;

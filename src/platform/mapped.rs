@@ -41,6 +41,8 @@ mod imp {
     static HANDLED: AtomicBool = AtomicBool::new(false);
 
     extern "C" fn on_sigbus(_: c_int, info: *mut libc::siginfo_t, _: *mut c_void) {
+        // The interrupted code's errno, kept: mmap sets it when it fails.
+        let _errno = KeepErrno::new();
         // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
         let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
         let page = PAGE.load(Ordering::SeqCst);
@@ -55,7 +57,8 @@ mod imp {
             let from = addr & !(page - 1);
             // SAFETY: [from, start + len) lies inside the live mapping, which only this module
             // owns; replacing it with anonymous zero pages (same protection) leaves every
-            // address the program may touch readable. mmap is a plain system call.
+            // address the program may touch readable. mmap is a plain system call (why that is
+            // async-signal-safe here: docs/ARCHITECTURE.md, "Regular files: mapped or read").
             let ret = unsafe {
                 libc::mmap(
                     from as *mut c_void,
@@ -77,6 +80,23 @@ mod imp {
         unsafe {
             libc::signal(libc::SIGBUS, libc::SIG_DFL);
             libc::raise(libc::SIGBUS);
+        }
+    }
+
+    /// `errno` as it was when made, put back when dropped.
+    struct KeepErrno(c_int);
+
+    impl KeepErrno {
+        fn new() -> KeepErrno {
+            // SAFETY: the calling thread's errno, a valid thread-local int.
+            KeepErrno(unsafe { *libc::__errno_location() })
+        }
+    }
+
+    impl Drop for KeepErrno {
+        fn drop(&mut self) {
+            // SAFETY: as in `new`.
+            unsafe { *libc::__errno_location() = self.0 };
         }
     }
 
@@ -168,10 +188,9 @@ mod imp {
             };
             slot.cut.store(usize::MAX, Ordering::SeqCst);
             slot.len.store(map_len, Ordering::SeqCst);
-            // SAFETY: advice only, on our own mapping. (MADV_POPULATE_READ, every page mapped
-            // at once, cost more than the faults it saves: `wc -l` of 100 MB on one CPU, Intel
-            // Xeon Sapphire Rapids, interleaved rounds: read back from disk 12.2 against 11.9
-            // ms, written in 4 KiB writes 23.3 against 22.1.)
+            // SAFETY: advice only, on our own mapping. (Not MADV_POPULATE_READ: mapping every
+            // page at once measured dearer than the faults it saves; benches/RESULTS.md,
+            // "Figures behind code comments".)
             unsafe { libc::madvise(ptr, map_len, libc::MADV_SEQUENTIAL) };
             Ok(Mapping { slot, addr, map_len, skip, len })
         }

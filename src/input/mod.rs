@@ -40,8 +40,7 @@ pub trait Consumer {
     fn mark(&self) -> Self::Mark;
     fn rewind(&mut self, mark: Self::Mark);
     /// Takes the next bytes. Mapped bytes may change while this runs: every byte must be
-    /// treated as an arbitrary value read once (a table entry for each of its 256 values,
-    /// copied or compared), and no index or loop bound may rely on a byte read again.
+    /// read as a value read once (`platform::Changing::read_each_once`).
     fn feed(&mut self, bytes: &[u8]);
     /// Whether output is due; if so [`Consumer::output`] is called once the bytes fed are known
     /// to be the file's and the file offset is past them.
@@ -253,7 +252,8 @@ fn feed_mapping<C: Consumer>(
     piece: usize,
     consumer: &mut C,
 ) -> Result<Mapped, Stop<C::Error>> {
-    let bytes = map.bytes();
+    // (Every consumer reads each byte once: see `Consumer::feed`.)
+    let bytes = map.bytes().read_each_once();
     let mut at = 0;
     while at < bytes.len() {
         let end = ((pos + at as u64) / piece as u64 + 1) * piece as u64 - pos;

@@ -221,7 +221,9 @@ fn feed_mapped<C: Consumer>(fd: Fd, from: u64, to: u64, consumer: &mut C) -> boo
     else {
         return false;
     };
-    consumer.feed(&map.bytes()[(from - aligned) as usize..(to - aligned) as usize]);
+    // (Counters read each byte once: `input::Consumer::feed`.)
+    let bytes = map.bytes().read_each_once();
+    consumer.feed(&bytes[(from - aligned) as usize..(to - aligned) as usize]);
     map.cut().is_none()
 }
 

@@ -303,63 +303,84 @@ fn the_map_or_read_choice_goes_on_from_file_to_file() {
     }
 }
 
-/// A file that shrinks while it is counted from a mapping (wc is stopped, by a SIGSTOP strace
-/// injects at the second window's madvise, while the file is cut): the counts are those of the
-/// file as it ends, as read() would give them, with no message and status 0; and the mapping's
-/// SIGBUS recovery ran (strace saw the signal), so the test cannot pass without it.
-#[test]
-fn mapped_files_that_shrink_are_counted_to_their_new_end() {
+/// Runs `wc -lmL` of `path` mapped, under strace (`trace`: what it traces, `inject`: more of
+/// its options), stopped by a SIGSTOP strace injects at the second stretch's madvise while the
+/// file is cut to `new_len`, then continued. Returns wc's output and strace's log.
+fn counted_while_cut(
+    path: &std::path::Path,
+    new_len: u64,
+    trace: &str,
+    inject: &[&str],
+) -> (std::process::Output, String) {
+    let log = path.with_extension("trace");
+    let _ = std::fs::remove_file(&log);
+    // The second madvise is the second stretch's (each stretch has one).
+    let child = Command::new("strace")
+        .args(["-qq", "-f", "-e", trace, "-e", "inject=madvise:signal=SIGSTOP:when=2"])
+        .args(inject)
+        .arg("-o")
+        .arg(&log)
+        .arg(ours("wc"))
+        .env("RAPIDUTILS_INPUT", "map")
+        .args(["-lmL"])
+        .arg(path)
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wc's pid, once it is stopped.
+    let stopped = |trace: &str| {
+        let line = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---"))?;
+        line.split_whitespace().next().map(str::to_owned)
+    };
+    let started = std::time::Instant::now();
+    let pid = loop {
+        if let Some(pid) = stopped(&std::fs::read_to_string(&log).unwrap_or_default()) {
+            break pid;
+        }
+        assert!(started.elapsed().as_secs() < 60, "wc never stopped at its second stretch");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    std::fs::OpenOptions::new().write(true).open(path).unwrap().set_len(new_len).unwrap();
+    assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    (out, std::fs::read_to_string(&log).unwrap())
+}
+
+/// Whether this build and machine can stop wc at a stretch's madvise (see the tests below).
+fn can_stop_wc_at_a_stretch(test: &str) -> bool {
     if !ZERO_COPY {
-        let test = "wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end";
         skipped(test, "the whole test", "not part of this build: the portable build reads files, it maps none");
-        return;
+        return false;
     }
     if arch() != std::env::consts::ARCH {
         // qemu (7.2) answers the program's MADV_SEQUENTIAL itself: strace sees only the
         // emulator's own madvise, so the injected stop never holds the count back.
-        let test = "wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end";
-        skipped(test, "the whole test", "under qemu strace cannot stop wc at a window's madvise");
+        skipped(test, "the whole test", "under qemu strace cannot stop wc at a stretch's madvise");
+        return false;
+    }
+    true
+}
+
+/// A file that shrinks while it is counted from a mapping (wc is stopped while the file is
+/// cut): the counts are those of the file as it ends, as read() would give them, with no
+/// message and status 0; and the mapping's SIGBUS recovery ran (strace saw the signal), so the
+/// test cannot pass without it.
+#[test]
+fn mapped_files_that_shrink_are_counted_to_their_new_end() {
+    if !can_stop_wc_at_a_stretch("wc_shape::mapped_files_that_shrink_are_counted_to_their_new_end") {
         return;
     }
     let data = mixed_text(12 << 20, 5);
-    let window = 4 << 20;
-    // New ends inside the second window, on a 256 KiB piece boundary, at the window's end, and
-    // in the third window.
-    for new_len in [window + 123, window + (256 << 10), 2 * window, 2 * window + 4096 * 3 + 17, 11 << 20] {
+    let stretch = 4 << 20;
+    // New ends inside the second stretch, on a 256 KiB piece boundary, at the stretch's end,
+    // and in the third stretch.
+    for new_len in [stretch + 123, stretch + (256 << 10), 2 * stretch, 2 * stretch + 4096 * 3 + 17, 11 << 20] {
         let dir = TempDir::new("wc-shrink");
         let path = dir.file("f", &data);
-        let log = dir.0.join("trace");
-        // The second madvise is the second window's (each window has one).
-        let child = Command::new("strace")
-            .args(["-qq", "-f", "-e", "trace=madvise", "-e", "inject=madvise:signal=SIGSTOP:when=2", "-o"])
-            .arg(&log)
-            .arg(ours("wc"))
-            .env("RAPIDUTILS_INPUT", "map")
-            .args(["-lmL"])
-            .arg(&path)
-            .env("LC_ALL", "C.UTF-8")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // wc's pid, once it is stopped.
-        let stopped = |trace: &str| {
-            let line = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---"))?;
-            line.split_whitespace().next().map(str::to_owned)
-        };
-        let started = std::time::Instant::now();
-        let pid = loop {
-            if let Some(pid) = stopped(&std::fs::read_to_string(&log).unwrap_or_default()) {
-                break pid;
-            }
-            assert!(started.elapsed().as_secs() < 60, "wc never stopped at its second window");
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        };
-        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
-        assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
-        let out = child.wait_with_output().unwrap();
+        let (out, trace) = counted_while_cut(&path, new_len, "trace=madvise", &[]);
         assert!(out.status.success() && out.stderr.is_empty(), "cut to {new_len}: {out:?}");
-        let trace = std::fs::read_to_string(&log).unwrap();
         assert!(trace.contains("--- SIGBUS {"), "cut to {new_len}: no SIGBUS, the recovery never ran\n{trace}");
         let mut gnu = Command::new(oracle("wc"));
         gnu.env("LC_ALL", "C.UTF-8").arg("-lmL");
@@ -371,6 +392,52 @@ fn mapped_files_that_shrink_are_counted_to_their_new_end() {
             "cut to {new_len}"
         );
     }
+}
+
+/// The SIGBUS recovery replaces the mapping's pages by `mmap(MAP_FIXED)` inside the signal
+/// handler, a call POSIX does not list as async-signal-safe (docs/ARCHITECTURE.md says why it
+/// is safe there on Linux). Killed in the middle of it (strace injects SIGKILL at that very
+/// call), wc dies of the signal at once: no hang, no output, the file as it was cut.
+#[test]
+fn killed_in_the_middle_of_the_sigbus_recovery_wc_just_dies() {
+    if !can_stop_wc_at_a_stretch("wc_shape::killed_in_the_middle_of_the_sigbus_recovery_wc_just_dies") {
+        return;
+    }
+    let data = mixed_text(12 << 20, 6);
+    let new_len = (4 << 20) + 123;
+    let dir = TempDir::new("wc-kill-recovery");
+    // A first run finds which of wc's mmap calls is the handler's: the anonymous MAP_FIXED one
+    // after the SIGBUS.
+    let path = dir.file("f", &data);
+    let (out, trace) = counted_while_cut(&path, new_len, "trace=madvise,mmap", &[]);
+    assert!(out.status.success(), "{out:?}");
+    let pid = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---")).unwrap().split_whitespace().next();
+    let mut mmaps = 0;
+    let mut after_sigbus = false;
+    let handlers = trace.lines().filter(|l| l.split_whitespace().next() == pid).find_map(|line| {
+        after_sigbus |= line.contains("--- SIGBUS {");
+        mmaps += usize::from(line.contains(" mmap("));
+        (after_sigbus && line.contains("MAP_FIXED|MAP_ANONYMOUS")).then_some(mmaps)
+    });
+    let handlers = handlers.unwrap_or_else(|| panic!("no recovery mmap after a SIGBUS\n{trace}"));
+    // The second run kills wc at that call.
+    let path = dir.file("f", &data);
+    let inject = format!("inject=mmap:signal=SIGKILL:when={handlers}");
+    let (out, trace) = counted_while_cut(&path, new_len, "trace=madvise,mmap", &["-e", &inject]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(9), "{out:?}\n{trace}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    // The SIGBUS, the recovery's mmap that never returned (`= ?`), the end.
+    let last: Vec<&str> = trace.lines().rev().take(3).collect();
+    assert!(
+        last[0].ends_with("+++ killed by SIGKILL +++")
+            && last[1].contains(" mmap(")
+            && last[1].contains("MAP_FIXED|MAP_ANONYMOUS")
+            && last[1].ends_with("= ?")
+            && last[2].contains("--- SIGBUS {"),
+        "not killed at the recovery's mmap\n{trace}"
+    );
+    assert!(std::fs::read(&path).unwrap() == data[..new_len as usize], "the file changed");
 }
 
 /// The counting loops' instructions per input byte, counted by callgrind (deterministic, unlike

@@ -132,7 +132,7 @@ pub enum Strategy {
     /// A large file into a character device (/dev/null): the relay, else sendfile.
     RelayOrSendfile,
     Sendfile,
-    /// A small file into a device or socket: whichever is cheaper here (see [`SMALL_BATCH`]).
+    /// A small file into a device or socket: whichever is cheaper here (see `SMALL_BATCH`).
     SendfileOrReadWrite,
     CopyFileRange,
     /// A large file into a file: the two timed (see [`FileWay`]); the relay across file systems.

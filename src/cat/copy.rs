@@ -360,12 +360,12 @@ impl Copier {
 
     /// The relay pipe's (write end, read end), made on first use: as large as standard output's
     /// pipe where that is the output (a larger relay halved the speed of a reader on another
-    /// CPU), else `pipe-max-size`.
+    /// CPU), else `pipe-max-size`, the most an unprivileged process may ask.
     fn relay_pipe(&mut self) -> Option<(Fd, Fd)> {
         if self.relay.is_none() {
             let (read_end, write_end) = platform::pipe().ok()?;
             let max = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
-            let _ = platform::set_pipe_size(write_end.as_raw_fd(), self.stdout_pipe.unwrap_or(max));
+            let _ = platform::set_pipe_size(write_end.as_raw_fd(), self.stdout_pipe.unwrap_or(max).min(max));
             self.relay = Some(RelayPipe { read_end, write_end });
         }
         self.relay.as_ref().map(|pipe| (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd()))

@@ -429,6 +429,9 @@ fn is_output_error(err: &io::Error) -> bool {
 
 /// Moves data with `call` until the input ends, `limit` bytes have moved or the call cannot
 /// go on. `size`: a regular input's size; `total` counts the input's bytes moved by any call.
+/// Not inlined (it is called once an input): inlined into `Copier::copy_by`, LLVM 22 compiled
+/// that one source two ways from build to build, and the packages were not reproducible.
+#[inline(never)]
 fn zero_copy(call: Call, input: Fd, output: Fd, size: Option<u64>, limit: u64, total: &mut u64) -> ZeroCopy {
     let mut left = limit;
     loop {

@@ -4,7 +4,7 @@
 use super::utf8;
 use crate::platform::simd::BytePatterns;
 use crate::platform::{self, Charset};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 /// GNU 9.12 also separates words at these no-break spaces (not under POSIXLY_CORRECT).
 pub(super) fn is_nbspace(wc: u32) -> bool {
@@ -14,10 +14,15 @@ pub(super) fn is_nbspace(wc: u32) -> bool {
 /// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
 /// `iswprint`, `wcwidth`), asked once per 256-character page and kept: one table look-up per
 /// character instead of three library calls. Pages of the supplementary planes are kept too,
-/// in a table made on first use.
+/// in a table made on first use. A page of the first plane is made only once
+/// `PAGE_AFTER` of its characters have been asked one by one, as GNU asks them.
 pub struct WideClasses {
     pub(super) posixly_correct: bool,
     pub(super) pages: [OnceCell<Box<[u8; 256]>>; 256],
+    /// How many characters of each page of the first plane `get` has asked the C library.
+    asked: [Cell<u16>; 256],
+    /// How many characters `get` has asked the C library one by one, see `tables_pay`.
+    singly: Cell<u64>,
     pub(super) supplementary: OnceCell<Box<[Lazy<[u8; 256]>]>>,
     /// For each lead byte of a three-byte UTF-8 form, the width of each 64-character block it
     /// begins (by second byte), see `lead_blocks`.
@@ -38,6 +43,14 @@ pub(super) const WIDTH_BITS: u8 = 0b11;
 pub(super) const SPACE_BIT: u8 = 0b100;
 /// The last code point (U+10FFFF) and the number of 256-character pages up to it.
 pub(super) const PAGES: usize = 0x1100;
+/// A page costs 256 characters' calls (three each): made after that many asked one by one, it
+/// costs at most twice the calls of the cheaper way, whatever the text.
+const PAGE_AFTER: u16 = 256;
+/// Chunks this large, or runs that asked this many characters one by one, use the tables of
+/// whole lead bytes: some 12,000 calls each, which a few KB of Chinese never pays back
+/// (benches/RESULTS.md, "Figures behind code comments").
+const TABLES_MIN: usize = 64 << 10;
+const TABLES_AFTER: u64 = 16 << 10;
 
 /// A `lead_blocks` entry: every character of the block is this wide (0, 1, or 3 for 2:
 /// the bits `width >= 1` and `width == 2`, as `WIDTH_BITS` of an entry)...
@@ -50,6 +63,8 @@ impl WideClasses {
         WideClasses {
             posixly_correct,
             pages: [const { OnceCell::new() }; 256],
+            asked: [const { Cell::new(0) }; 256],
+            singly: Cell::new(0),
             supplementary: OnceCell::new(),
             lead_blocks: [const { OnceCell::new() }; 16],
             region_blocks: OnceCell::new(),
@@ -76,9 +91,41 @@ impl WideClasses {
         })
     }
 
+    /// The entry of one character: from its page once made; before, from the C library.
     #[inline]
     pub(super) fn get(&self, wc: u32) -> u8 {
-        if (wc as usize) < PAGES << 8 { self.page((wc >> 8) as usize)[(wc & 0xff) as usize] } else { self.classify(wc) }
+        match self.pages.get((wc >> 8) as usize).and_then(OnceCell::get) {
+            Some(page) => page[(wc & 0xff) as usize],
+            None => self.get_unmade(wc),
+        }
+    }
+
+    /// [`Self::get`] where the page is not made: the C library's answer, until [`PAGE_AFTER`]
+    /// of the page's characters have been asked; then the page.
+    fn get_unmade(&self, wc: u32) -> u8 {
+        let page = (wc >> 8) as usize;
+        match self.asked.get(page) {
+            Some(asked) if asked.get() < PAGE_AFTER => {
+                asked.set(asked.get() + 1);
+                self.singly.set(self.singly.get() + 1);
+                self.classify(wc)
+            }
+            _ if (wc as usize) < PAGES << 8 => self.page(page)[(wc & 0xff) as usize],
+            _ => self.classify(wc),
+        }
+    }
+
+    /// From now on [`Self::tables_pay`] whatever the chunk (the tests of small inputs).
+    #[cfg(test)]
+    pub(super) fn use_tables(&self) {
+        self.singly.set(TABLES_AFTER);
+    }
+
+    /// Whether the tables of whole lead bytes (`lead_blocks`, 4,096 characters each) pay for a
+    /// chunk of `len` bytes: in a large chunk, or once this run has asked the C library about
+    /// many characters one by one.
+    pub(super) fn tables_pay(&self, len: usize) -> bool {
+        len >= TABLES_MIN || self.singly.get() >= TABLES_AFTER
     }
 
     /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0; past

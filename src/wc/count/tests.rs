@@ -164,14 +164,15 @@ pub(super) fn want_from_bits(bits: u8) -> Want {
 
 /// Counts `input` cut at `cuts` with each kernel's block masks (SWAR for portable, the
 /// baseline's for sse2 and neon; AVX2 and AVX-512 where the CPU has them) and through `feed`
-/// (the best).
+/// (the best); each also with the tables of whole lead bytes from the first byte, which an
+/// input this small does not otherwise use (see `WideClasses::tables_pay`).
 fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
-    let classes = ByteClasses::new(charset, false);
+    let (classes, tabled) = (ByteClasses::new(charset, false), ByteClasses::new(charset, false));
+    tabled.wide.use_tables();
     let mut results = Vec::new();
-    for kernel in
-        crate::testing::kernels("wc::count (every kernel against the references)").into_iter().map(Some).chain([None])
-    {
-        let mut counter = new_counter(want, &classes, charset);
+    let kernels = crate::testing::kernels("wc::count (every kernel against the references)");
+    for (kernel, classes) in kernels.into_iter().map(Some).chain([None]).flat_map(|k| [(k, &classes), (k, &tabled)]) {
+        let mut counter = new_counter(want, classes, charset);
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             match kernel {
@@ -564,5 +565,29 @@ fn characters_checked_in_batches_count_a_lone_error_wherever_it_stands() {
         for got in count_all_ways(Charset::Utf8, &input, &[], want) {
             assert_eq!(wanted(got, want), expected);
         }
+    }
+}
+
+#[test]
+fn small_inputs_ask_per_character_and_large_chunks_make_the_lead_tables() {
+    // -L of a few KB of Chinese asks the C library about its characters one by one (GNU's
+    // calls), making neither a lead byte's table (4,096 characters) nor a page (256); a chunk
+    // of 64 KiB makes the tables at once, on every kernel that has the look-ups.
+    let small = "漢字を数える。中文，한국어\n".repeat(60).into_bytes();
+    let large = small.repeat(1 + (64 << 10) / small.len());
+    let want = Want { max_line_length: true, ..Want::default() };
+    for kernel in crate::testing::kernels("wc::count (the C library's tables by input size)") {
+        let classes = ByteClasses::new(Charset::Utf8, false);
+        let mut counter = new_counter(want, &classes, Charset::Utf8);
+        counter.feed_with(kernel, &small);
+        assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&small), want));
+        let made = |cells: &[std::cell::OnceCell<Box<[u8; 64]>>]| cells.iter().filter(|c| c.get().is_some()).count();
+        assert_eq!(made(&classes.wide.lead_blocks), 0, "{kernel:?}");
+        assert_eq!(classes.wide.pages.iter().filter(|c| c.get().is_some()).count(), 0, "{kernel:?}");
+        let mut counter = new_counter(want, &classes, Charset::Utf8);
+        counter.feed_with(kernel, &large);
+        assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&large), want));
+        let lookups = platform::simd::with_masks(kernel, TableLookups);
+        assert_eq!(made(&classes.wide.lead_blocks) > 0, lookups, "{kernel:?}");
     }
 }

@@ -120,7 +120,7 @@ impl Counter<'_> {
     /// in the last window. Returns where it stopped.
     #[inline(always)]
     pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
-        if !self.utf8 || !m.lookups_pay() || from + 67 > buf.len() {
+        if !self.utf8 || !m.lookups_pay() || !self.classes.wide.tables_pay(buf.len()) || from + 67 > buf.len() {
             return from;
         }
         if !self.want.words {
@@ -189,12 +189,13 @@ impl Counter<'_> {
         pos: u64,
     ) -> Option<usize> {
         self.line_pos = pos;
+        let lookups = self.utf8 && m.lookups_pay() && self.classes.wide.tables_pay(buf.len());
         let mut at = start;
         while at < to {
             if at + 64 > buf.len() {
                 return (at > start).then_some(at);
             }
-            let used = if self.utf8 && m.lookups_pay() && at + 67 <= buf.len() {
+            let used = if lookups && at + 67 <= buf.len() {
                 self.width_block(m, buf, at);
                 64
             } else {

@@ -939,6 +939,11 @@ def suite_startup(args):
         f.write("hello\n")
     multi = os.path.join(RELEASE, "rapidutils")
     missing = os.path.join(BENCH_DIR, "no-such-file")
+    # Small files of other scripts: what -L pays for its first characters' classes.
+    import corpora
+    small = {name: os.path.join(BENCH_DIR, f"{name}-10k.txt") for name in ("chinese", "mixed")}
+    for name, path in small.items():
+        corpora.write(path, name, 10_000)
     # (tool, through a shell, command, LANG or None for the environment's locale). Translated
     # rows: a run that prints nothing translated must not open a catalog (GNU 9.1 selects every
     # locale category at start); one that prints a message opens the same catalog GNU opens.
@@ -950,6 +955,9 @@ def suite_startup(args):
         "wc -l tiny-file": ("wc", False, lambda argv: " ".join(argv) + " -l " + tiny, None),
         "wc tiny-file": ("wc", False, lambda argv: " ".join(argv) + " " + tiny, None),
         "wc -c 200M-file (fstat)": ("wc", False, lambda argv: " ".join(argv) + " -c " + text, None),
+        "wc -L 10 KB of Chinese": ("wc", False, lambda argv: " ".join(argv) + " -L " + small["chinese"], "C.UTF-8"),
+        "wc -L 10 KB of mixed scripts": (
+            "wc", False, lambda argv: " ".join(argv) + " -L " + small["mixed"], "C.UTF-8"),
         # The C locale, GNU's fastest start-up (it loads no locale): in C.UTF-8, the usual
         # environment, GNU 9.1 opens some 25 files at start (each category of Debian's C.utf8,
         # which is not in the locale archive, and gconv's module cache).

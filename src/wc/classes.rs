@@ -229,9 +229,10 @@ impl ByteClasses {
 
     /// Whether no character below U+1000 is wider than one column in this C library (in
     /// Unicode none is: the wide ones begin at U+1100), which -L's tight bound relies on.
-    /// Asked once, when the bound is first needed.
+    /// Asked once, when the bound is first needed (for a large chunk: its pages are made at once).
     pub(super) fn narrow_below_u1000(&self) -> bool {
-        *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(|wc| self.wide.get(wc) & WIDTH_BITS <= 1))
+        let narrow = |wc: usize| self.wide.page(wc >> 8)[wc & 0xff] & WIDTH_BITS <= 1;
+        *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(narrow))
     }
 
     /// The multibyte white space of this locale as byte patterns (`utf8::utf8_spaces`; None

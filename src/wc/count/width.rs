@@ -120,7 +120,7 @@ impl Counter<'_> {
     /// in the last window. Returns where it stopped.
     #[inline(always)]
     pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
-        if !self.utf8 || !m.lookups_pay() || !self.classes.wide.tables_pay(buf.len()) || from + 67 > buf.len() {
+        if !self.width_lookups(m, buf.len()) || from + 67 > buf.len() {
             return from;
         }
         if !self.want.words {
@@ -175,6 +175,13 @@ impl Counter<'_> {
         i + carry.count_ones() as usize
     }
 
+    /// Whether `width_block` measures a chunk of `len` bytes: UTF-8, a kernel with table
+    /// look-ups, and tables that pay for it (`WideClasses::tables_pay`).
+    #[inline(always)]
+    fn width_lookups<B: Block64>(&self, m: Masks<B>, len: usize) -> bool {
+        self.utf8 && m.lookups_pay() && self.classes.wide.tables_pay(len)
+    }
+
     /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line
     /// being `pos` wide at `start`; returns where it stopped, or None (with `line_pos` set
     /// to `pos`) when a window could not be measured there (the caller measures from
@@ -189,7 +196,7 @@ impl Counter<'_> {
         pos: u64,
     ) -> Option<usize> {
         self.line_pos = pos;
-        let lookups = self.utf8 && m.lookups_pay() && self.classes.wide.tables_pay(buf.len());
+        let lookups = self.width_lookups(m, buf.len());
         let mut at = start;
         while at < to {
             if at + 64 > buf.len() {

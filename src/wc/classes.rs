@@ -47,8 +47,8 @@ pub(super) const PAGES: usize = 0x1100;
 /// costs at most twice the calls of the cheaper way, whatever the text.
 const PAGE_AFTER: u16 = 256;
 /// Chunks this large, or runs that asked this many characters one by one, use the tables of
-/// whole lead bytes: some 12,000 calls each, which a few KB of Chinese never pays back
-/// (benches/RESULTS.md, "Figures behind code comments").
+/// whole lead bytes: some 8,000 calls each (two a character), which a few KB of Chinese never
+/// pays back (benches/RESULTS.md, "Figures behind code comments").
 const TABLES_MIN: usize = 64 << 10;
 const TABLES_AFTER: u64 = 16 << 10;
 
@@ -73,9 +73,8 @@ impl WideClasses {
 
     /// The entry of one character, straight from the C library.
     pub(super) fn classify(&self, wc: u32) -> u8 {
-        let width = if platform::is_printable_wide(wc) { platform::char_width(wc).clamp(0, 3) as u8 } else { 0 };
         let space = platform::is_space_wide(wc) || (!self.posixly_correct && is_nbspace(wc));
-        width | if space { SPACE_BIT } else { 0 }
+        Self::width(wc) | if space { SPACE_BIT } else { 0 }
     }
 
     /// The entries of the 256 characters from `page << 8` (`page` below `PAGES`).
@@ -136,17 +135,29 @@ impl WideClasses {
         page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
     }
 
+    /// The width of one character (`WIDTH_BITS` of its entry) from the C library, without
+    /// asking whether it is a space. A width below one is none, printable or not: `iswprint`
+    /// is asked only above.
+    fn width(wc: u32) -> u8 {
+        match platform::char_width(wc) {
+            width if width > 0 && platform::is_printable_wide(wc) => width.min(3) as u8,
+            _ => 0,
+        }
+    }
+
     /// The widths of the 64 blocks of 64 characters from `first` (a multiple of 4,096): each
-    /// `BLOCK_WIDTH_BITS` of a common width, or `BLOCK_MIXED`.
+    /// `BLOCK_WIDTH_BITS` of a common width, or `BLOCK_MIXED`. A block's widths come from its
+    /// page if made, else from the C library, asked no further than the first that differs.
     pub(super) fn blocks_of(&self, first: u32) -> Box<[u8; 64]> {
         Box::new(std::array::from_fn(|k| {
-            let block = self.block64(first | ((k as u32) << 6));
-            let width = block[0] & WIDTH_BITS;
-            if block.iter().all(|&e| e & WIDTH_BITS == width) {
-                if width == 2 { 0b011 } else { width }
-            } else {
-                BLOCK_MIXED
-            }
+            let block = first | ((k as u32) << 6);
+            let page = self.pages.get((block >> 8) as usize).and_then(OnceCell::get);
+            let width = |i: u32| match page {
+                Some(page) => page[((block | i) & 0xff) as usize] & WIDTH_BITS,
+                None => Self::width(block | i),
+            };
+            let common = width(0);
+            if (1..64).all(|i| width(i) == common) { if common == 2 { 0b011 } else { common } } else { BLOCK_MIXED }
         }))
     }
 

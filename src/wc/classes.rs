@@ -272,4 +272,28 @@ mod tests {
         // Past U+10FFFF: the last page's entries.
         assert_eq!(wide.block64(0x1f_ffc0), wide.block64(0x10_ffc0));
     }
+
+    /// The tables of whole leads (`wcwidth` first, `iswprint` only above zero) hold what the C
+    /// library answers asked as GNU asks (`iswprint`, then `wcwidth`), for every character of
+    /// the three-byte forms and of the emoji's region, with a page made in the middle.
+    #[test]
+    fn lead_tables_hold_the_c_librarys_widths() {
+        let gnu =
+            |wc: u32| if platform::is_printable_wide(wc) { platform::char_width(wc).clamp(0, 3) as u8 } else { 0 };
+        let wide = WideClasses::new(false);
+        wide.page(0x4e);
+        let tables = (0xe0..=0xefu8).map(|lead| (u32::from(lead & 0x0f) << 12, wide.lead_blocks(lead)));
+        for (first, blocks) in tables.chain([(0x1f000, wide.region_blocks(0xf0, 0x9f))]) {
+            for (k, &entry) in blocks.iter().enumerate() {
+                let block = first | (k as u32) << 6;
+                let widths: Vec<u8> = (block..block + 64).map(gnu).collect();
+                let expected = match widths[0] {
+                    _ if widths.iter().any(|&w| w != widths[0]) => BLOCK_MIXED,
+                    2 => 0b011,
+                    width => width,
+                };
+                assert_eq!(entry, expected, "U+{block:04X}");
+            }
+        }
+    }
 }

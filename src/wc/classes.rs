@@ -50,7 +50,7 @@ const PAGE_AFTER: u16 = 256;
 /// whole lead bytes: some 8,000 calls each (two a character), which a few KB of Chinese never
 /// pays back (benches/RESULTS.md, "Figures behind code comments").
 const TABLES_MIN: usize = 64 << 10;
-const TABLES_AFTER: u64 = 16 << 10;
+const TABLES_AFTER: u64 = 8 << 10;
 
 /// A `lead_blocks` entry: every character of the block is this wide (0, 1, or 3 for 2:
 /// the bits `width >= 1` and `width == 2`, as `WIDTH_BITS` of an entry)...

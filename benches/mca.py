@@ -6,9 +6,9 @@
 For each workload the release tool runs under callgrind (which counts every instruction it
 executes, deterministically, and, having no AVX-512, shows the CPU as an AVX2 one: the AVX2
 kernel is what runs), on a generated 2 MB input and on twice as much. What the second run
-executes more than the first is what the input's bytes cost: start-up and what a run pays once
-(`wc -L`'s width tables, some 37,000 C-library calls) drop out, so the figures do not depend
-on the input's size. The hot code is read off those counts: the instructions of the tool's
+executes more than the first is what the input's bytes cost: start-up and what a run pays
+once (`wc -L`'s width tables: 36,864 characters asked of the C library on 2 MB of Chinese)
+drop out, so the figures do not depend on the input's size. The hot code is read off those counts: the instructions of the tool's
 own binary that ran at least once per 64 input bytes' worth (size / 64 / 8 times more),
 grouped by how many times more they ran (a group: the basic blocks of one loop level, as a
 block loop and the loop inside it). llvm-mca (llvm-14) models each group on each CPU model as

@@ -12,10 +12,10 @@ pub(super) fn is_nbspace(wc: u32) -> bool {
 }
 
 /// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
-/// `iswprint`, `wcwidth`), asked once per 256-character page and kept: one table look-up per
-/// character instead of three library calls. Pages of the supplementary planes are kept too,
-/// in a table made on first use. A page of the first plane is made only once
-/// `PAGE_AFTER` of its characters have been asked one by one, as GNU asks them.
+/// `wcwidth`), asked once per 256-character page and kept: one table look-up per character
+/// instead of two library calls. Pages of the supplementary planes are kept too, in a table
+/// made on first use. A page of the first plane is made only once `PAGE_AFTER` of its
+/// characters have been asked one by one, as GNU asks them.
 pub struct WideClasses {
     pub(super) posixly_correct: bool,
     pub(super) pages: [OnceCell<Box<[u8; 256]>>; 256],
@@ -37,18 +37,18 @@ pub struct WideClasses {
 /// A table made the first time it is needed.
 pub(super) type Lazy<T> = OnceCell<Box<T>>;
 
-/// A [`WideClasses`] entry: the column width (0 when not printable) in the low bits...
+/// A [`WideClasses`] entry: the column width (`wcwidth`, 0 where below one) in the low bits...
 pub(super) const WIDTH_BITS: u8 = 0b11;
 /// ...and whether the character separates words.
 pub(super) const SPACE_BIT: u8 = 0b100;
 /// The last code point (U+10FFFF) and the number of 256-character pages up to it.
 pub(super) const PAGES: usize = 0x1100;
-/// A page costs 256 characters' calls (three each): made after that many asked one by one, it
+/// A page costs 256 characters' calls (two each): made after that many asked one by one, it
 /// costs at most twice the calls of the cheaper way, whatever the text.
 const PAGE_AFTER: u16 = 256;
 /// Chunks this large, or runs that asked this many characters one by one, use the tables of
-/// whole lead bytes: some 8,000 calls each (two a character), which a few KB of Chinese never
-/// pays back (benches/RESULTS.md, "Figures behind code comments").
+/// whole lead bytes: 4,096 calls each (`wcwidth`), which a few KB of Chinese never pays back
+/// (benches/RESULTS.md, "Figures behind code comments").
 const TABLES_MIN: usize = 64 << 10;
 const TABLES_AFTER: u64 = 8 << 10;
 
@@ -136,13 +136,10 @@ impl WideClasses {
     }
 
     /// The width of one character (`WIDTH_BITS` of its entry) from the C library, without
-    /// asking whether it is a space. A width below one is none, printable or not: `iswprint`
-    /// is asked only above.
+    /// asking whether it is a space: `wcwidth` alone, as GNU 9.12 asks (9.1 asked `iswprint`
+    /// first; docs/COMPATIBILITY.md says where the two were checked to agree).
     fn width(wc: u32) -> u8 {
-        match platform::char_width(wc) {
-            width if width > 0 && platform::is_printable_wide(wc) => width.min(3) as u8,
-            _ => 0,
-        }
+        platform::char_width(wc).clamp(0, 3) as u8
     }
 
     /// The widths of the 64 blocks of 64 characters from `first` (a multiple of 4,096): each
@@ -273,13 +270,13 @@ mod tests {
         assert_eq!(wide.block64(0x1f_ffc0), wide.block64(0x10_ffc0));
     }
 
-    /// The tables of whole leads (`wcwidth` first, `iswprint` only above zero) hold what the C
-    /// library answers asked as GNU asks (`iswprint`, then `wcwidth`), for every character of
-    /// the three-byte forms and of the emoji's region, with a page made in the middle.
+    /// The tables of whole leads hold the widths the C library gives each character (GNU
+    /// 9.12's `c32width`, 0 below one, 2 as 0b011), one width a 64-character block or mixed,
+    /// for every character of the three-byte forms and of the emoji's region, with a page made
+    /// in the middle (whose block is answered from it).
     #[test]
     fn lead_tables_hold_the_c_librarys_widths() {
-        let gnu =
-            |wc: u32| if platform::is_printable_wide(wc) { platform::char_width(wc).clamp(0, 3) as u8 } else { 0 };
+        let gnu = |wc: u32| platform::char_width(wc).clamp(0, 3) as u8;
         let wide = WideClasses::new(false);
         wide.page(0x4e);
         let tables = (0xe0..=0xefu8).map(|lead| (u32::from(lead & 0x0f) << 12, wide.lead_blocks(lead)));

@@ -11,9 +11,8 @@
 //!   (the rest, visiting only the bytes that matter) and the loop over windows; `gnu.rs` GNU's
 //!   loops (byte by byte in a single-byte locale, character by character in a multibyte one)
 //!   take window tails, characters cut by a chunk end, and the locales the masks do not fit
-//!   (`mbrtowc`). Non-ASCII classes come from the C library (`iswspace`, `iswprint`,
-//!   `wcwidth`), cached per 256-character page, so the answers are the C library's, as GNU's
-//!   are.
+//!   (`mbrtowc`). Non-ASCII classes come from the C library (`iswspace`, `wcwidth`), cached
+//!   per 256-character page, so the answers are the C library's, as GNU's are.
 //!
 //! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 

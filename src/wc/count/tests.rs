@@ -118,9 +118,7 @@ fn reference_utf8(input: &[u8]) -> Counts {
                     false
                 }
                 _ => {
-                    if platform::is_printable_wide(wc) {
-                        pos += platform::char_width(wc).max(0) as u64;
-                    }
+                    pos += platform::char_width(wc).max(0) as u64;
                     platform::is_space_wide(wc) || is_nbspace(wc)
                 }
             };

@@ -90,10 +90,16 @@ impl WideClasses {
         })
     }
 
+    /// The page of `wc` if it is made (pages of the first plane only).
+    #[inline]
+    fn made_page(&self, wc: u32) -> Option<&[u8; 256]> {
+        self.pages.get((wc >> 8) as usize).and_then(OnceCell::get).map(|page| &**page)
+    }
+
     /// The entry of one character: from its page once made; before, from the C library.
     #[inline]
     pub(super) fn get(&self, wc: u32) -> u8 {
-        match self.pages.get((wc >> 8) as usize).and_then(OnceCell::get) {
+        match self.made_page(wc) {
             Some(page) => page[(wc & 0xff) as usize],
             None => self.get_unmade(wc),
         }
@@ -148,7 +154,7 @@ impl WideClasses {
     pub(super) fn blocks_of(&self, first: u32) -> Box<[u8; 64]> {
         Box::new(std::array::from_fn(|k| {
             let block = first | ((k as u32) << 6);
-            let page = self.pages.get((block >> 8) as usize).and_then(OnceCell::get);
+            let page = self.made_page(block);
             let width = |i: u32| match page {
                 Some(page) => page[((block | i) & 0xff) as usize] & WIDTH_BITS,
                 None => Self::width(block | i),

@@ -572,6 +572,22 @@ impl<B: Block64> Masks<B> {
         }
     }
 
+    /// Whether a byte of the whole 64-byte blocks of `bytes` is above 0x7f: the blocks or-ed
+    /// into one register, looked at once, two instructions a block (a bit for each block,
+    /// [`Self::high_blocks`], costs three more).
+    #[inline(always)]
+    pub fn any_high(self, bytes: &[u8]) -> bool {
+        // SAFETY: see `eq`; each load is of its 64-byte block.
+        unsafe {
+            let mut high = B::splat(0);
+            for (k, block) in bytes.chunks_exact(64).enumerate() {
+                prefetch_ahead(bytes, 64 * k);
+                high = high.or_into_first(B::load(block, 0));
+            }
+            high.signs().any()
+        }
+    }
+
     /// Bit k set where block k of `bytes[3..]` (whole blocks, at most [`UTF8_SPARSE_BLOCKS_MAX`])
     /// holds a byte above 0x7f: what [`Self::utf8_continuation_sparse`] checks.
     #[inline(always)]

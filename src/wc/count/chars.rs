@@ -59,6 +59,10 @@ impl Counter<'_> {
         };
         // The `Masks::high_blocks` of the batch at `i`, where the last sparse check found them.
         let mut next_high = None;
+        // Whether the last batch checked for windows of ASCII held nothing else: the next one
+        // is first looked at as a whole (`Masks::any_high`), which costs ASCII text what
+        // `wc -l` costs, and only where that finds a byte above 0x7f, window by window.
+        let mut ascii = false;
         while i + 67 <= buf.len() {
             let batch = batch_at(i);
             let windows = (batch.len() - 3) / 64;
@@ -70,10 +74,14 @@ impl Counter<'_> {
                     // (No closure: it would not be compiled for the caller's instruction set.)
                     let high = match high {
                         Some(high) => high,
+                        None if ascii && !m.any_high(&batch[3..]) => 0,
                         None => m.high_blocks(batch),
                     };
-                    let (checked, high) = m.utf8_continuation_sparse(batch, high, batch_at(i + 64 * windows));
-                    next_high = Some(high);
+                    // After a batch of ASCII the next is looked at whole, not window by window.
+                    ascii = high == 0;
+                    let next = if ascii { &[][..] } else { batch_at(i + 64 * windows) };
+                    let (checked, high) = m.utf8_continuation_sparse(batch, high, next);
+                    next_high = (!ascii).then_some(high);
                     checked
                 }
             };

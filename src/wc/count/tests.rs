@@ -567,6 +567,33 @@ fn characters_checked_in_batches_count_a_lone_error_wherever_it_stands() {
 }
 
 #[test]
+fn characters_after_batches_of_ascii_count_what_follows_wherever_it_stands() {
+    // After a batch of ASCII, `-m` looks at the next one whole before it looks window by
+    // window: a character, or a bad sequence, in ASCII text after batches of it, at a batch's
+    // edges or cut by one, and ASCII batches again after it, must be counted as GNU counts them.
+    let ascii = "plain ASCII text, line after line\n".repeat(800).into_bytes();
+    let inserts: [&[u8]; 7] =
+        [b"\xc3\xa9", "日".as_bytes(), "😀".as_bytes(), b"\xff", b"\xe2\x82", b"\xed\xa0\x80", b"\x80"];
+    let want = Want { chars: true, lines: true, bytes: true, ..Want::default() };
+    let mut positions = vec![0, 1, 2, 3, 62, 63, 64, 65, ascii.len() - 1, ascii.len()];
+    for batch_end in [8256, 12352, 20544] {
+        positions.extend(batch_end - 67..batch_end + 5);
+    }
+    for insert in inserts {
+        for &at in &positions {
+            // And an error five batches on, after ASCII batches again.
+            let input = [&ascii[..at], insert, &ascii[at..], b"\xe4\xb8", &ascii[..20000]].concat();
+            let expected = wanted(reference_utf8(&input), want);
+            for cuts in [vec![], vec![at]] {
+                for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+                    assert_eq!(wanted(got, want), expected, "{insert:x?} at {at}, cuts {cuts:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn small_inputs_ask_per_character_and_large_chunks_make_the_lead_tables() {
     // -L of a few KB of Chinese asks the C library about its characters one by one (GNU's
     // calls), making neither a lead byte's table (4,096 characters) nor a page (256); a chunk

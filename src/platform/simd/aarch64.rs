@@ -21,6 +21,7 @@ impl Block64 for Neon {
         load(p): vld1q_u8(p), splat(x): vdupq_n_u8(x),
         and: vandq_u8(a, b), or: vorrq_u8(a, b), xor: veorq_u8(a, b),
         wrapping_sub: vsubq_u8(a, b), saturating_sub: vqsubq_u8(a, b),
+        saturating_add: vqaddq_u8(a, b), max: vmaxq_u8(a, b),
         eq: vceqq_u8(a, b), lt_signed: vcltq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)),
         // One instruction each (two on SSE2 and AVX2, which have no unsigned compare).
         ge: vcgeq_u8(a, b), le: vcleq_u8(a, b),

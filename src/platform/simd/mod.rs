@@ -225,9 +225,11 @@ pub const VBMI_FEATURES: [&str; 2] = ["avx512vbmi", "avx512vbmi2"];
 /// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
 /// [`Masks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
 /// byte's own high nibble; a byte pair is an error where all three share a bit (and that bit is
-/// not bit 7, the "two continuations" bit, where a continuation byte is expected).
+/// not bit 0, the "two continuations" bit, where a continuation byte is expected). Bit 0, not
+/// Keiser and Lemire's bit 7: the expectation is then found as 1 or 0 by saturating adds, whose
+/// byte from memory needs no load of its own (see `utf8_error_bytes`).
 pub mod utf8_tables {
-    const TOO_SHORT: u8 = 1 << 0;
+    const TOO_SHORT: u8 = 1 << 7;
     const TOO_LONG: u8 = 1 << 1;
     const OVERLONG_3: u8 = 1 << 2;
     const TOO_LARGE: u8 = 1 << 3;
@@ -235,7 +237,7 @@ pub mod utf8_tables {
     const OVERLONG_2: u8 = 1 << 5;
     const TOO_LARGE_1000: u8 = 1 << 6;
     const OVERLONG_4: u8 = 1 << 6;
-    const TWO_CONTS: u8 = 1 << 7;
+    const TWO_CONTS: u8 = 1 << 0;
     const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
     pub const BYTE_1_HIGH: [u8; 16] = [
         TOO_LONG,
@@ -298,7 +300,7 @@ pub mod utf8_tables {
         let special = BYTE_1_HIGH[usize::from(prev1 >> 4)]
             & BYTE_1_LOW[usize::from(prev1 & 15)]
             & BYTE_2_HIGH[usize::from(byte >> 4)];
-        let must = if prev2 >= 0xe0 || prev3 >= 0xf0 { 0x80 } else { 0 };
+        let must = if prev2 >= 0xe0 || prev3 >= 0xf0 { 1 } else { 0 };
         special ^ must != 0
     }
 }

@@ -67,6 +67,8 @@ impl Block64 for Swar {
         // (Byte i of the block in bits 8 * (i % 8) of its word whatever the CPU's byte order.)
         load(p): u64::from_le(p.cast::<u64>().read_unaligned()), splat(x): u64::from(x) * ONES,
         and: a & b, or: a | b, xor: a ^ b, wrapping_sub: sub_bytes(a, b), saturating_sub: saturating_sub_bytes(a, b),
+        // 255 less (255 less a, less b), and a plus what b has more (no byte carries).
+        saturating_add: !saturating_sub_bytes(!a, b), max: a + saturating_sub_bytes(b, a),
         // With bit 7 flipped, signed order is unsigned order.
         eq: zero_bytes(a ^ b), lt_signed: !ge_bytes(a ^ HIGH, b ^ HIGH) & HIGH, ge: ge_bytes(a, b), le: ge_bytes(b, a),
         // A counter is at most 255 (its users' rule): no carry into the next byte.

@@ -159,6 +159,7 @@ impl Block64 for Avx2 {
         load(p): _mm256_loadu_si256(p.cast()), splat(x): _mm256_set1_epi8(x as i8),
         and: _mm256_and_si256(a, b), or: _mm256_or_si256(a, b), xor: _mm256_xor_si256(a, b),
         wrapping_sub: _mm256_sub_epi8(a, b), saturating_sub: _mm256_subs_epu8(a, b),
+        saturating_add: _mm256_adds_epu8(a, b), max: _mm256_max_epu8(a, b),
         eq: _mm256_cmpeq_epi8(a, b), lt_signed: _mm256_cmpgt_epi8(b, a),
         // Unsigned `a >= b` exactly where `max(a, b) == a`; `a <= b` where `min(a, b) == a`.
         ge: _mm256_cmpeq_epi8(_mm256_max_epu8(a, b), a), le: _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), a),

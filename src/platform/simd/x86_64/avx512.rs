@@ -37,6 +37,7 @@ impl Block64 for Avx512 {
         load(p): _mm512_loadu_si512(p.cast()), splat(x): _mm512_set1_epi8(x as i8),
         and: _mm512_and_si512(a, b), or: _mm512_or_si512(a, b), xor: _mm512_xor_si512(a, b),
         wrapping_sub: _mm512_sub_epi8(a, b), saturating_sub: _mm512_subs_epu8(a, b),
+        saturating_add: _mm512_adds_epu8(a, b), max: _mm512_max_epu8(a, b),
         // Compares straight into mask registers, and unsigned ones in one instruction (two on
         // SSE2 and AVX2).
         eq: _mm512_cmpeq_epi8_mask(a, b), lt_signed: _mm512_cmplt_epi8_mask(a, b),

@@ -34,7 +34,8 @@ impl Block64 for Sse2 {
     lanewise!(Sse2, Sse2Mask, [0, 1, 2, 3] of 16, tables: false, |a, b| {
         load(p): _mm_loadu_si128(p.cast()), splat(x): _mm_set1_epi8(x as i8), and: _mm_and_si128(a, b),
         or: _mm_or_si128(a, b), xor: _mm_xor_si128(a, b), wrapping_sub: _mm_sub_epi8(a, b),
-        saturating_sub: _mm_subs_epu8(a, b), eq: _mm_cmpeq_epi8(a, b), lt_signed: _mm_cmplt_epi8(a, b),
+        saturating_sub: _mm_subs_epu8(a, b), saturating_add: _mm_adds_epu8(a, b), max: _mm_max_epu8(a, b),
+        eq: _mm_cmpeq_epi8(a, b), lt_signed: _mm_cmplt_epi8(a, b),
         // Unsigned `a >= b` exactly where `max(a, b) == a`, `a <= b` where `min(a, b) == a`; true
         // bytes are -1: subtracting counts them.
         ge: _mm_cmpeq_epi8(_mm_max_epu8(a, b), a), le: _mm_cmpeq_epi8(_mm_min_epu8(a, b), a), count: _mm_sub_epi8(a, b),

@@ -40,9 +40,9 @@ const CONTINUATION: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0];
 pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     debug_assert!(bytes.len() <= 64 * crate::platform::simd::UTF8_BLOCKS_MAX + 3);
     let [byte_1_high, byte_1_low, byte_2_high, continuation] = TABLES.each_ref().map(|t| load512(t));
-    let third = _mm512_set1_epi8((0xe0 - 0x80) as i8);
-    let fourth = _mm512_set1_epi8((0xf0 - 0x80) as i8);
-    let top = _mm512_set1_epi8(0x80u8 as i8);
+    let third = _mm512_set1_epi8(0x1f);
+    let fourth = _mm512_set1_epi8(0x0f);
+    let below = _mm512_set1_epi8(0xfeu8 as i8);
     let mut errors = _mm512_setzero_si512();
     let mut tally = _mm512_setzero_si512();
     let mut at = 0;
@@ -59,9 +59,9 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
             _mm512_permutexvar_epi8(input_high, byte_2_high),
         );
         // A continuation byte is a must two places after a three- or four-byte lead and three
-        // after a four-byte one: bit 7 of the saturated differences.
+        // after a four-byte one: 1 or 0, as in `utf8_error_bytes` (generic.rs).
         let must =
-            _mm512_and_si512(_mm512_or_si512(_mm512_subs_epu8(prev2, third), _mm512_subs_epu8(prev3, fourth)), top);
+            _mm512_subs_epu8(_mm512_max_epu8(_mm512_adds_epu8(prev2, third), _mm512_adds_epu8(prev3, fourth)), below);
         errors = _mm512_or_si512(errors, _mm512_xor_si512(special, must));
         tally = _mm512_add_epi8(tally, _mm512_permutexvar_epi8(input_high, continuation));
         at += 64;

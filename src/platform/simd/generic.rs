@@ -750,8 +750,9 @@ unsafe fn utf8_error_bytes<B: Block64>(window: &[u8; 67]) -> B {
         // A continuation byte is a must two places after a three- or four-byte lead (E0 and
         // up), and three places after a four-byte one (F0 and up): there the byte plus 0x1f, or
         // plus 0x0f, saturates to 0xff, elsewhere it stays below, so the larger less 0xfe is 1
-        // (the "two continuations" bit) or 0. (Adds, not compares: they take the bytes two and
-        // three before straight from memory; four instructions, where compares took six.)
+        // (the "two continuations" bit) or 0. (Adds where subtractions stood: an add takes its
+        // byte straight from memory, so the bytes two and three before need no load of their
+        // own; four instructions where there were six.)
         let third = B::load(window, 1).saturating_add(B::splat(0x1f));
         let fourth = B::load(window, 0).saturating_add(B::splat(0x0f));
         let must = third.max(fourth).saturating_sub(B::splat(0xfe));

@@ -581,7 +581,7 @@ fn characters_after_batches_of_ascii_count_what_follows_wherever_it_stands() {
     }
     for insert in inserts {
         for &at in &positions {
-            // And an error five batches on, after ASCII batches again.
+            // And after more ASCII, an error, and ASCII batches again.
             let input = [&ascii[..at], insert, &ascii[at..], b"\xe4\xb8", &ascii[..20000]].concat();
             let expected = wanted(reference_utf8(&input), want);
             for cuts in [vec![], vec![at]] {

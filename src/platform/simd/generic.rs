@@ -636,7 +636,7 @@ impl<B: Block64> Masks<B> {
         while edges != 0 {
             let at = 64 * edges.trailing_zeros() as usize;
             edges &= edges - 1;
-            cut |= (bytes[at + 2] >= 0xc0) | (bytes[at + 1] >= 0xe0) | (bytes[at] >= 0xf0);
+            cut |= utf8_cut_before(bytes, at);
         }
         let mut checks = SparseChecks::<B>::new();
         let mut todo = high;
@@ -690,6 +690,14 @@ impl<B: Block64> Masks<B> {
         // SAFETY: see `eq`; `vbmi` says the CPU has the kernel's extensions (see `new`).
         unsafe { B::notation_blocks(input, tabs, ends, out) }
     }
+}
+
+/// Whether ASCII at `bytes[at + 3]` cuts a character begun in the three bytes before it (a
+/// lead at the last, a three- or four-byte lead at the one before, a four-byte lead two
+/// before): the one error a block of ASCII can hold.
+#[inline(always)]
+pub fn utf8_cut_before(bytes: &[u8], at: usize) -> bool {
+    (bytes[at + 2] >= 0xc0) | (bytes[at + 1] >= 0xe0) | (bytes[at] >= 0xf0)
 }
 
 /// The errors and continuation bytes of the blocks [`Masks::utf8_continuation_sparse`] checks,

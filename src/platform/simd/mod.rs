@@ -28,7 +28,7 @@ mod tests;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod x86_64;
 
-pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX};
+pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, utf8_cut_before};
 pub use patterns::{BY_COMPARES, BY_SELECTION, BY_TOP, BytePatterns};
 
 /// The vector set every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64 (none

@@ -686,12 +686,12 @@ fn put_run_at(data: &mut [u8], at: usize, src: &[u8], start: usize, end: usize) 
     at + len
 }
 
-/// The output slot of one 64-byte block in `map_slots`: where a notation may start, below
+/// The output slot of one 64-byte block in `map_block`: where a notation may start, below
 /// 128 (a slot with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as
 /// the compiler knows a notation's length), plus the 64 bytes a copy writes.
 const SLOT: usize = 128 + 256 + 64;
 
-/// Steps of `map_slots` between two tests of whether a block has bytes left.
+/// Steps of `map_block` between two tests of whether a block has bytes left.
 const STEPS: usize = 4;
 
 /// Maps every byte of `input` through `table`: a 64-byte block's mask of bytes that need
@@ -721,15 +721,21 @@ fn map_bytes<B: Block64>(m: Masks<B>, input: &[u8], table: &[Shown; 256], marked
     out.len = len;
 }
 
+/// Input bytes of a stretch of `map_slots`. Four stretches and the 65 bytes read past the last
+/// fit a 64 KiB chunk (cat's reads and mapped pieces), so that the loop over a stretch's blocks
+/// ends four times a chunk.
+const STRETCH: usize = 64 * 254;
+
+/// A stretch's output window: its worst case (4 bytes a byte) rounded up to a power of two,
+/// which the output offsets are taken modulo (one `and`, no division).
+const WINDOW: usize = 1 << 16;
+
 /// The blocks of `input` that 65 more bytes follow (which `map_slots` reads ahead), formatted
 /// at `data[len..]`; returns how many input bytes it took and the new length.
 ///
-/// Each block is copied whole, and after each byte that needs notation its rest is copied
-/// again further on (up to 65 bytes past the block are read, and written past the block's
-/// output, to be overwritten). The steps go four at a time without a branch: a step after
-/// the last byte (`at` 64) grows nothing and copies the block's end again. How many bytes a
-/// block notates varies at random in text; a loop that stopped at the last one would
-/// mispredict its exit nearly every block.
+/// A stretch of `STRETCH` bytes at a time, in a window of `data` of fixed size, so that no
+/// block checks its slot's bounds or reloads their limits (on text, a twelfth of a block's
+/// instructions); what is left, a block at a time.
 #[inline(always)]
 fn map_slots<B: Block64>(
     m: Masks<B>,
@@ -739,69 +745,98 @@ fn map_slots<B: Block64>(
     data: &mut [u8],
     mut len: usize,
 ) -> (usize, usize) {
+    const { assert!(4 * STRETCH <= WINDOW) };
     let mut base = 0;
     if len + input.len() * 4 + SLOT > data.len() {
         return (0, len);
     }
+    while base + STRETCH + 65 <= input.len() && len + WINDOW + SLOT <= data.len() {
+        let src: &[u8; STRETCH + 65] = input[base..base + STRETCH + 65].try_into().unwrap();
+        let window: &mut [u8; WINDOW + SLOT] = (&mut data[len..len + WINDOW + SLOT]).try_into().unwrap();
+        let mut out = 0;
+        for at in (0..STRETCH).step_by(64) {
+            platform::simd::prefetch_ahead(input, base + at);
+            // At most 4 * at: the `%` only shows the compiler that the slot fits the window.
+            let to = out % WINDOW;
+            let slot = (&mut window[to..to + SLOT]).try_into().unwrap();
+            out = to + map_block(m, src[at..at + 129].try_into().unwrap(), table, marked, slot);
+        }
+        len += out;
+        base += STRETCH;
+    }
     while base + 129 <= input.len() {
         platform::simd::prefetch_ahead(input, base);
-        let src: &[u8; 129] = input[base..base + 129].try_into().unwrap();
-        let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n');
-        let dst: &mut [u8; SLOT] = (&mut data[len..len + SLOT]).try_into().unwrap();
-        // Many bytes to notate under -v: the instruction set's kernel, whose cost is the same
-        // for every block, where it has one (three rounds of steps and more cost it more).
-        let kernel = match marked {
-            Marked::Nonprinting { tabs, ends } if mask.count_ones() as usize > 2 * STEPS => {
-                m.notation_block(src[..64].try_into().unwrap(), tabs, ends, (&mut dst[..256]).try_into().unwrap())
-            }
-            _ => None,
-        };
-        if let Some(written) = kernel {
-            len += written;
-            base += 64;
-            continue;
-        }
-        if mask.count_ones() > 16 {
-            // Mostly bytes that need notation (binary data, or many empty lines under -E):
-            // byte by byte through the table, which maps the others to themselves, is cheaper
-            // than a run copy per byte. (At most 4 * 63 bytes before the last: the `% 256` only
-            // shows the compiler that each 4-byte store fits the slot.)
-            let mut to = 0;
-            for at in 0..64 {
-                to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
-            }
-            len += to;
-            base += 64;
-            continue;
-        }
-        dst[..64].copy_from_slice(&src[..64]);
-        // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only
-        // shows the compiler the bounds).
-        let mut grown = 0usize;
-        if mask != 0 {
-            loop {
-                for _ in 0..STEPS {
-                    let at = mask.trailing_zeros() as usize;
-                    mask &= mask.wrapping_sub(1);
-                    let shown = table[usize::from(src[at])];
-                    let to = (at + grown) % 128;
-                    dst[to..to + 4].copy_from_slice(&shown.bytes());
-                    // All ones while a byte is left, else none.
-                    let grow = shown.grow() & (at >> 6).wrapping_sub(1);
-                    grown += grow;
-                    debug_assert!(grown <= 3 * 16);
-                    let to = to + 1 + grow;
-                    dst[to..to + 64].copy_from_slice(&src[at + 1..at + 65]);
-                }
-                if mask == 0 {
-                    break;
-                }
-            }
-        }
-        len += 64 + grown;
+        let slot = (&mut data[len..len + SLOT]).try_into().unwrap();
+        len += map_block(m, input[base..base + 129].try_into().unwrap(), table, marked, slot);
         base += 64;
     }
     (base, len)
+}
+
+/// The first 64 bytes of `src` formatted at the start of `dst`; returns the output's length.
+///
+/// The block is copied whole, and after each byte that needs notation its rest is copied
+/// again further on (up to 65 bytes past the block are read, and written past the block's
+/// output, to be overwritten). The steps go four at a time without a branch: a step after
+/// the last byte (`at` 64) grows nothing and copies the block's end again. How many bytes a
+/// block notates varies at random in text; a loop that stopped at the last one would
+/// mispredict its exit nearly every block.
+#[inline(always)]
+fn map_block<B: Block64>(
+    m: Masks<B>,
+    src: &[u8; 129],
+    table: &[Shown; 256],
+    marked: Marked,
+    dst: &mut [u8; SLOT],
+) -> usize {
+    let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n');
+    // Many bytes to notate under -v: the instruction set's kernel, whose cost is the same
+    // for every block, where it has one (three rounds of steps and more cost it more).
+    let kernel = match marked {
+        Marked::Nonprinting { tabs, ends } if mask.count_ones() as usize > 2 * STEPS => {
+            m.notation_block(src[..64].try_into().unwrap(), tabs, ends, (&mut dst[..256]).try_into().unwrap())
+        }
+        _ => None,
+    };
+    if let Some(written) = kernel {
+        return written;
+    }
+    if mask.count_ones() > 16 {
+        // Mostly bytes that need notation (binary data, or many empty lines under -E):
+        // byte by byte through the table, which maps the others to themselves, is cheaper
+        // than a run copy per byte. (At most 4 * 63 bytes before the last: the `% 256` only
+        // shows the compiler that each 4-byte store fits the slot.)
+        let mut to = 0;
+        for at in 0..64 {
+            to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
+        }
+        return to;
+    }
+    dst[..64].copy_from_slice(&src[..64]);
+    // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only
+    // shows the compiler the bounds).
+    let mut grown = 0usize;
+    if mask != 0 {
+        loop {
+            for _ in 0..STEPS {
+                let at = mask.trailing_zeros() as usize;
+                mask &= mask.wrapping_sub(1);
+                let shown = table[usize::from(src[at])];
+                let to = (at + grown) % 128;
+                dst[to..to + 4].copy_from_slice(&shown.bytes());
+                // All ones while a byte is left, else none.
+                let grow = shown.grow() & (at >> 6).wrapping_sub(1);
+                grown += grow;
+                debug_assert!(grown <= 3 * 16);
+                let to = to + 1 + grow;
+                dst[to..to + 64].copy_from_slice(&src[at + 1..at + 65]);
+            }
+            if mask == 0 {
+                break;
+            }
+        }
+    }
+    64 + grown
 }
 
 /// Writes a byte's -v notation at `data[at..]` (four bytes written, `len` of them kept).
@@ -946,6 +981,22 @@ mod tests {
             }
             inputs.push((input, format!("length {len} density {density}")));
         }
+        // Stretches of `map_slots` and what is left after them: every density in turn, 1000
+        // bytes each, over three stretches and more.
+        let mut input = Vec::new();
+        for round in 0..3 * STRETCH / 1000 + 5 {
+            let density = round % 7;
+            input.extend((0..1000).map(|_| {
+                let r = next();
+                if density < 6 && r % (1 << density) == 0 {
+                    (r >> 32) as u8 | 0x80
+                } else {
+                    b'a' + (r >> 40) as u8 % 26
+                }
+            }));
+            input.push(if round % 2 == 0 { b'\n' } else { b'\t' });
+        }
+        inputs.push((input, "densities in turn".to_string()));
         // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the slot
         // loop steps four at a time and goes byte by byte above 16), at random places, the
         // block's first and last byte among them in turn; any byte value that needs notation.

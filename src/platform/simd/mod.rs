@@ -117,11 +117,16 @@ impl Kernel {
     /// What GNU 9.12's `wc --debug` says it checked for line counting, in GNU's words (its
     /// message ids, for the catalog): on x86-64 AVX-512, then (when not used) AVX2; on aarch64
     /// NEON; elsewhere nothing. Said of the kernel in use, so `GLIBC_TUNABLES` and
-    /// `RAPIDUTILS_SIMD` are reflected.
+    /// `RAPIDUTILS_SIMD` are reflected. A build without the AVX-512 kernel (a compiler older
+    /// than 1.89) on a CPU that has AVX-512 says what a GNU built without it says: AVX2 alone.
     pub fn gnu_debug_report(self) -> &'static [&'static CStr] {
+        let cpu = super::cpu::features();
         if cfg!(target_arch = "x86_64") {
             match self {
                 Kernel::Avx512 => &[c"using avx512 hardware support"],
+                Kernel::Avx2 if !Kernel::Avx512.in_build() && cpu.avx512f && cpu.avx512bw && !cpu.avx512_disabled => {
+                    &[c"using avx2 hardware support"]
+                }
                 Kernel::Avx2 => &[c"avx512 support not detected", c"using avx2 hardware support"],
                 _ => &[c"avx512 support not detected", c"avx2 support not detected"],
             }

@@ -127,6 +127,13 @@ pub trait Block64: Copy {
         let _ = bytes;
         None
     }
+    /// [`Masks::utf8_continuation_three`] by a kernel of the set's own, where it has one; None
+    /// where it has not.
+    #[inline(always)]
+    unsafe fn utf8_continuation_three(bytes: &[u8]) -> Option<u64> {
+        let _ = bytes;
+        None
+    }
 }
 
 /// The result of a compare of a [`Block64`].
@@ -574,6 +581,18 @@ impl<B: Block64> Masks<B> {
             }
             (!errors.any()).then(|| tally.sum())
         }
+    }
+
+    /// [`Self::utf8_continuation`] of text whose characters are all of one or three bytes
+    /// (Chinese, Japanese, Korean, Indic scripts, Thai), by a check of those forms alone with
+    /// no table look-ups: Some (the same answer) where it finds them valid, None where it
+    /// cannot tell (a form of two or four bytes, an error) or the set has no such check (only
+    /// AVX2 has one; AVX-512 VBMI's full check costs less).
+    #[inline(always)]
+    pub fn utf8_continuation_three(self, bytes: &[u8]) -> Option<u64> {
+        debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
+        // SAFETY: see `eq`.
+        unsafe { B::utf8_continuation_three(bytes) }
     }
 
     /// Whether a byte of the whole 64-byte blocks of `bytes` is above 0x7f: the blocks or-ed

@@ -31,6 +31,7 @@ enum Probe<'a> {
     Utf8Errors(&'a [u8; 67]),
     Utf8Starts(&'a [u8; 67]),
     Utf8Continuation(&'a [u8]),
+    Utf8ContinuationThree(&'a [u8]),
     /// A batch and the next one.
     Utf8ContinuationSparse(&'a [u8], &'a [u8]),
     Lookup64(&'a [u8; 64], &'a [u8; 64], [u8; 3]),
@@ -80,6 +81,7 @@ impl WithMasks for Probe<'_> {
             Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
             Probe::Utf8Starts(window) => Answer::Utf8Starts(m.utf8_starts(window)),
             Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(bytes)),
+            Probe::Utf8ContinuationThree(bytes) => Answer::Utf8Continuation(m.utf8_continuation_three(bytes)),
             Probe::Utf8ContinuationSparse(bytes, next) => {
                 let high = m.high_blocks(bytes);
                 let (checked, next_high) = m.utf8_continuation_sparse(bytes, high, next);
@@ -623,6 +625,88 @@ fn utf8_continuation_matches_the_reference() {
             "the AVX-512 VBMI UTF-8 check",
             &crate::testing::vbmi_not_run(),
         );
+    }
+}
+
+/// What `utf8_continuation` answers, byte by byte (`utf8_tables::error_at`): None where a byte
+/// of `bytes[3..]` is in error with the three before it, else its continuation bytes.
+fn utf8_continuation_reference(bytes: &[u8]) -> Option<u64> {
+    let errors =
+        (3..bytes.len()).any(|i| super::utf8_tables::error_at(bytes[i - 3], bytes[i - 2], bytes[i - 1], bytes[i]));
+    (!errors).then(|| bytes[3..].iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64)
+}
+
+/// Text of one- and three-byte characters, the limited leads (E0, ED) with the ends of their
+/// ranges among them.
+fn one_and_three_byte_text() -> Vec<u8> {
+    "日本語のテキスト、한국어와 हिन्दी ไทย: plain 123.\u{800}\u{fff}\u{d000}\u{d7ff}\u{e000}\u{ffff}\n"
+        .repeat(64 * UTF8_BLOCKS_MAX / 60)
+        .into_bytes()
+}
+
+/// Asserts that every kernel's check of one- and three-byte characters answers `bytes` as the
+/// byte-by-byte reference does, or not at all (None: the full check follows); and where
+/// `must_answer` (text of such characters alone), that AVX2's, the kernel that has the check,
+/// answers.
+fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, what: &str) {
+    let want = Answer::Utf8Continuation(utf8_continuation_reference(bytes));
+    for (name, got) in every_block(test, || Probe::Utf8ContinuationThree(bytes)) {
+        if got != Answer::Utf8Continuation(None) || (must_answer && name == "avx2") {
+            assert_eq!(got, want, "{name} {what}: {bytes:02x?}");
+        }
+    }
+}
+
+/// The check of one- and three-byte characters (`utf8_continuation_three`) over 1 to the most
+/// blocks it takes: AVX2's answers text of such characters as the reference does, every
+/// kernel's answer to text with bytes changed at random places (the three bytes before the
+/// first block, block ends, anywhere) is the reference's or none.
+#[test]
+fn utf8_continuation_three_matches_the_reference_or_passes() {
+    let text = one_and_three_byte_text();
+    let mut next = crate::testing::xorshift(0x3c6e_f372_fe94_f82b);
+    for round in 0..rounds(3000) {
+        let blocks = if round < 4 { UTF8_BLOCKS_MAX } else { 1 + (next() as usize) % UTF8_BLOCKS_MAX };
+        let start = (next() as usize) % (text.len() - 64 * blocks - 3);
+        let mut bytes = text[start..start + 64 * blocks + 3].to_vec();
+        let changed = round % 4 != 0;
+        for _ in 0..if changed { 1 + round % 3 } else { 0 } {
+            let at = match next() % 4 {
+                0 => (next() as usize) % 4,
+                1 => (2 + 64 * ((next() as usize) % blocks) + (next() as usize) % 3).min(bytes.len() - 1),
+                _ => (next() as usize) % bytes.len(),
+            };
+            let kinds = [0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, b'a'];
+            bytes[at] = if next() % 2 == 0 { kinds[(next() as usize) % kinds.len()] } else { next() as u8 };
+        }
+        let what = format!("round {round}, {blocks} blocks");
+        assert_three_matches_or_passes(
+            "utf8_continuation_three_matches_the_reference_or_passes",
+            &bytes,
+            !changed,
+            &what,
+        );
+    }
+}
+
+/// Every pair of bytes, at the places where the check of one- and three-byte characters has a
+/// case of its own (the three bytes before the first block, the first block's first bytes, the
+/// blocks' edges, the end), in that text: no kernel's answer differs from the reference's.
+#[test]
+#[cfg_attr(miri, ignore = "a million batches: hours under Miri")]
+fn utf8_continuation_three_passes_no_error_for_any_pair_of_bytes() {
+    const TEST: &str = "utf8_continuation_three_passes_no_error_for_any_pair_of_bytes";
+    let text = one_and_three_byte_text();
+    for start in [0, 1, 2, 7, 8] {
+        let valid = &text[start..start + 3 + 128];
+        assert_three_matches_or_passes(TEST, valid, true, "the text itself");
+        for at in [0, 1, 2, 3, 4, 65, 66, 67, 68, 129] {
+            for pair in 0..=u16::MAX {
+                let mut bytes = valid.to_vec();
+                [bytes[at], bytes[at + 1]] = pair.to_be_bytes();
+                assert_three_matches_or_passes(TEST, &bytes, false, &format!("{pair:04x} at {at}"));
+            }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! `-m` in UTF-8 without `-w` or `-L`: characters from masks, whole windows at a time, valid
-//! windows found by the Keiser-Lemire validator.
+//! windows found by the Keiser-Lemire validator (or, in text of one- and three-byte characters,
+//! by a cheaper check of those alone).
 
 use super::{Counter, count_lines};
 use crate::platform;
@@ -17,7 +18,8 @@ impl Counter<'_> {
     /// continuation bytes, tallied in registers. Windows go in batches of [`BATCH`] checked
     /// together (`Masks::utf8_continuation`: one look at the or of their errors; in text with
     /// few non-ASCII bytes only the windows that hold one, `Masks::utf8_continuation_sparse`,
-    /// as ASCII cannot be in error but for a character cut before it); a batch that
+    /// as ASCII cannot be in error but for a character cut before it; in other text first by a
+    /// check of one- and three-byte characters alone where [`ThreeTries`] says); a batch that
     /// fails, and the batch after one that failed, go window by window: where a check finds an
     /// error, that window and the one before it (whose last character may be the broken one;
     /// the tally's count of it is taken back) are counted exactly by `exact_chars`, which
@@ -69,7 +71,10 @@ impl Counter<'_> {
             let high = next_high.take();
             let checked = match (valid, dense) {
                 (false, _) => None,
-                (true, true) => m.utf8_continuation(&buf[i - 3..i + 64 * windows]),
+                (true, true) => match self.three.check(m, batch) {
+                    Some(continuation) => Some(continuation),
+                    None => m.utf8_continuation(batch),
+                },
                 (true, false) => {
                     // (No closure: it would not be compiled for the caller's instruction set.)
                     let high = match high {
@@ -118,6 +123,32 @@ impl Counter<'_> {
             self.counts.lines += count_lines(&buf[from..i]);
         }
         i
+    }
+}
+
+/// When [`Counter::chars_run`] checks a dense batch for characters of one or three bytes alone
+/// first (CJK, Indic, Thai: `Masks::utf8_continuation_three`, cheaper than the full check, which
+/// follows where it cannot tell): after k such misses in a row, the next 2^k - 1 dense batches
+/// (at most 255) go to the full check straight away, so text of other forms pays for few tries.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ThreeTries {
+    misses: u8,
+    /// Dense batches still to go to the full check straight away.
+    wait: u8,
+}
+
+impl ThreeTries {
+    /// `Masks::utf8_continuation_three` of the dense `batch` where it is tried, else None.
+    #[inline(always)]
+    fn check<B: Block64>(&mut self, m: Masks<B>, batch: &[u8]) -> Option<u64> {
+        if self.wait > 0 {
+            self.wait -= 1;
+            return None;
+        }
+        let three = m.utf8_continuation_three(batch);
+        self.misses = if three.is_some() { 0 } else { (self.misses + 1).min(8) };
+        self.wait = ((1u32 << self.misses) - 1) as u8;
+        three
     }
 }
 

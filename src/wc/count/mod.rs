@@ -73,6 +73,8 @@ pub struct Counter<'a> {
     lead_filter: LeadFilter,
     /// How each chunk is gone through (see [`pass()`]).
     pass: Pass,
+    /// When `chars_run` tries its check of one- and three-byte characters.
+    three: chars::ThreeTries,
 }
 
 impl<'a> Counter<'a> {
@@ -93,6 +95,7 @@ impl<'a> Counter<'a> {
             pending_len: 0,
             lead_filter: LeadFilter::default(),
             pass,
+            three: chars::ThreeTries::default(),
         }
     }
 

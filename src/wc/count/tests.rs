@@ -536,15 +536,30 @@ fn characters_checked_in_batches_count_a_lone_error_wherever_it_stands() {
     // sequence in long valid text, at a batch's first or last window, across two batches or
     // two windows, or at the very end, must still be counted as GNU counts it, by every kernel,
     // also when a chunk ends next to it.
-    let valid = "日本語 text, ünïcödé — 😀 ok\n".repeat(700).into_bytes();
-    let bads: [&[u8]; 6] = [b"\xff", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf0\x9f\x98", b"\x80"];
+    // And text of one- and three-byte characters alone, which AVX2 checks for those first: there
+    // a two- or four-byte character is no error, and the first check must leave it to the full.
+    for (valid, bads) in [
+        (
+            "日本語 text, ünïcödé — 😀 ok\n",
+            &[&b"\xff"[..], b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf0\x9f\x98", b"\x80"][..],
+        ),
+        (
+            "日本語のテキスト、한국어 हिन्दी ไทย ok\n",
+            &[&b"\xff"[..], b"\xe2\x82", b"\xed\xa0\x80", b"\xc3\xa9", "😀".as_bytes()][..],
+        ),
+    ] {
+        characters_checked_in_batches(&valid.repeat(700).into_bytes(), bads);
+    }
+}
+
+fn characters_checked_in_batches(valid: &[u8], bads: &[&[u8]]) {
     let want = Want { chars: true, lines: true, bytes: true, ..Want::default() };
     let mut positions = vec![0, 1, 2, 3, 61, 62, 63, 64, 65, valid.len() - 1, valid.len()];
     // Batches of 64 windows follow the run's first window: they end at 64 + 4096 k.
     for batch_end in [4160, 8256, 12352] {
         positions.extend(batch_end - 67..batch_end + 5);
     }
-    for bad in bads {
+    for &bad in bads {
         for &at in &positions {
             let input = [&valid[..at], bad, &valid[at..]].concat();
             let expected = wanted(reference_utf8(&input), want);
@@ -558,7 +573,7 @@ fn characters_checked_in_batches_count_a_lone_error_wherever_it_stands() {
     }
     // Valid text alone, and two errors a batch apart.
     let two = [&valid[..100], b"\xff", &valid[100..4300], b"\xc3", &valid[4300..]].concat();
-    for input in [valid.clone(), two] {
+    for input in [valid.to_vec(), two] {
         let expected = wanted(reference_utf8(&input), want);
         for got in count_all_ways(Charset::Utf8, &input, &[], want) {
             assert_eq!(wanted(got, want), expected);

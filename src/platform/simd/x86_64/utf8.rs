@@ -45,10 +45,10 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     let below = _mm512_set1_epi8(0xfeu8 as i8);
     let mut errors = _mm512_setzero_si512();
     let mut tally = _mm512_setzero_si512();
-    let mut at = 0;
-    while at + 67 <= bytes.len() {
-        prefetch_ahead(bytes, at);
-        let window: &[u8; 67] = bytes[at..at + 67].try_into().unwrap();
+    // Windows, not an index: no bound and no null pointer checked in the loop.
+    for (block, window) in bytes.windows(67).step_by(64).enumerate() {
+        prefetch_ahead(bytes, 64 * block);
+        let window: &[u8; 67] = window.try_into().unwrap();
         let [prev3, prev2, prev1, input] = [0, 1, 2, 3].map(|k| load512(window[k..k + 64].try_into().unwrap()));
         let input_high = _mm512_srli_epi16::<4>(input);
         let special = _mm512_and_si512(
@@ -64,7 +64,6 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
             _mm512_subs_epu8(_mm512_max_epu8(_mm512_adds_epu8(prev2, third), _mm512_adds_epu8(prev3, fourth)), below);
         errors = _mm512_or_si512(errors, _mm512_xor_si512(special, must));
         tally = _mm512_add_epi8(tally, _mm512_permutexvar_epi8(input_high, continuation));
-        at += 64;
     }
     let valid = _mm512_test_epi8_mask(errors, errors) == 0;
     valid.then(|| _mm512_reduce_add_epi64(_mm512_sad_epu8(tally, _mm512_setzero_si512())) as u64)

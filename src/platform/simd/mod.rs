@@ -100,17 +100,22 @@ impl Kernel {
 
     /// Whether this build has the kernel and a CPU with `features` can run it.
     fn runs_with(self, features: super::cpu::Features) -> bool {
+        self.in_build() && self.fits(features)
+    }
+
+    /// Whether a CPU with `features` could run the kernel, were it in this build.
+    fn fits(self, features: super::cpu::Features) -> bool {
         let has_all = features.has_all(self.target_features());
         match self {
             Kernel::Portable => true,
             // NEON is aarch64's baseline; `GLIBC_TUNABLES=glibc.cpu.hwcaps=-ASIMD` turns it off,
             // so that `wc --debug` says what GNU's does (the portable kernel runs then).
-            Kernel::Neon => self.in_build() && features.neon,
-            Kernel::Sse2 => self.in_build() && features.sse2,
-            Kernel::Avx2 => self.in_build() && has_all && !features.avx2_disabled,
+            Kernel::Neon => features.neon,
+            Kernel::Sse2 => features.sse2,
+            Kernel::Avx2 => has_all && !features.avx2_disabled,
             // Compiled for AVX2 too: the CPU must have it, even where GLIBC_TUNABLES turned the
             // AVX2 kernel off (GNU's wc then still uses AVX-512, and so do we).
-            Kernel::Avx512 => self.in_build() && has_all && !features.avx512_disabled,
+            Kernel::Avx512 => has_all && !features.avx512_disabled,
         }
     }
 
@@ -120,11 +125,10 @@ impl Kernel {
     /// `RAPIDUTILS_SIMD` are reflected. A build without the AVX-512 kernel (a compiler older
     /// than 1.89) on a CPU that has AVX-512 says what a GNU built without it says: AVX2 alone.
     pub fn gnu_debug_report(self) -> &'static [&'static CStr] {
-        let cpu = super::cpu::features();
         if cfg!(target_arch = "x86_64") {
             match self {
                 Kernel::Avx512 => &[c"using avx512 hardware support"],
-                Kernel::Avx2 if !Kernel::Avx512.in_build() && cpu.avx512f && cpu.avx512bw && !cpu.avx512_disabled => {
+                Kernel::Avx2 if !Kernel::Avx512.in_build() && Kernel::Avx512.fits(super::cpu::features()) => {
                     &[c"using avx2 hardware support"]
                 }
                 Kernel::Avx2 => &[c"avx512 support not detected", c"using avx2 hardware support"],

@@ -6,7 +6,7 @@
 //! file to file exactly as in GNU's `cat`.
 
 use crate::platform;
-use crate::platform::simd::{Block64, Masks, WithMasks};
+use crate::platform::simd::{Block64, Masks, Notation, WithMasks};
 use memchr::memchr;
 
 /// Which formatting options are on.
@@ -424,8 +424,11 @@ impl Formatter {
             // Where the kernel writes whole blocks' notation (`Masks::notation_blocks`; some
             // CPUs only), it does all it can and the table maps the rest.
             let room = &mut out.data[out.len..];
-            let (done, written) =
-                m.notation_blocks(input, self.opts.show_tabs, self.opts.show_ends, room).unwrap_or((0, 0));
+            let (done, written) = if m.families().notation == Notation::Permutes {
+                m.notation(input, self.opts.show_tabs, self.opts.show_ends, room)
+            } else {
+                (0, 0)
+            };
             out.len += written;
             let marked = Marked::Nonprinting { tabs: self.opts.show_tabs, ends: self.opts.show_ends };
             map_bytes(m, &input[done..], table, marked, out);
@@ -794,7 +797,10 @@ fn map_block<B: Block64>(
     // for every block, where it has one (three rounds of steps and more cost it more).
     let kernel = match marked {
         Marked::Nonprinting { tabs, ends } if mask.count_ones() as usize > 2 * STEPS => {
-            m.notation_block(src[..64].try_into().unwrap(), tabs, ends, (&mut dst[..256]).try_into().unwrap())
+            match m.notation(&src[..64], tabs, ends, &mut dst[..256]) {
+                (64, written) => Some(written),
+                _ => None,
+            }
         }
         _ => None,
     };

@@ -2,7 +2,8 @@
 //! part of their baseline), so every CPU the build runs on has it: a block is four 16-byte
 //! registers, and a mask's bits are gathered by pairwise additions.
 
-use super::generic::{Block64, Mask, lanewise};
+use super::Kernel;
+use super::block::{Block64, Mask, lanewise};
 use core::arch::aarch64::*;
 
 /// 64 bytes in four NEON registers.
@@ -17,7 +18,7 @@ pub struct NeonMask([uint8x16_t; 4]);
 // at compile time): its instructions run on every CPU the build runs on, and closures compile to
 // them too; loads read the 64 bytes of a checked slice, which vld1q_u8 needs no alignment for.
 impl Block64 for Neon {
-    lanewise!(Neon, NeonMask, [0, 1, 2, 3] of 16, tables: true, |a, b| {
+    lanewise!(Neon, NeonMask, [0, 1, 2, 3] of 16, kernel: Kernel::Neon, |a, b| {
         load(p): vld1q_u8(p), splat(x): vdupq_n_u8(x),
         and: vandq_u8(a, b), or: vorrq_u8(a, b), xor: veorq_u8(a, b),
         wrapping_sub: vsubq_u8(a, b), saturating_sub: vqsubq_u8(a, b),

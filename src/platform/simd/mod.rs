@@ -1,14 +1,19 @@
-//! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time.
+//! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time, in the shape of
+//! BurntSushi's `memchr`.
 //!
-//! Every algorithm is written once, in [`Masks`] (`generic.rs`), over the primitives of a
-//! 64-byte block, [`Block64`], whose associated [`Mask`] type absorbs how each instruction set
-//! holds a compare's result, as BurntSushi's `memchr` writes its searches over its `Vector`
-//! trait. Each instruction set implements the trait in a file of its own: `x86_64/sse2.rs`
-//! (x86-64's baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs` (with two kernels for CPUs with
-//! VBMI and VBMI2: cat's notation, `x86_64/notation.rs`, and the UTF-8 batch check,
-//! `x86_64/utf8.rs`), `aarch64.rs` (NEON, aarch64's baseline) and `swar.rs` (plain Rust,
-//! 8 bytes at a time: the portable kernel everywhere, and the only block of other targets and
-//! of the `portable` build).
+//! * [`Block64`] (`block.rs`): the primitives of a 64-byte block (loads, compares, masks,
+//!   counts, shuffles), one implementation per instruction set: `x86_64/sse2.rs` (x86-64's
+//!   baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs`, `aarch64.rs` (NEON, aarch64's baseline) and
+//!   `swar.rs` (plain Rust, 8 bytes at a time: the portable kernel everywhere, and the only block
+//!   of other targets and of the `portable` build).
+//! * [`Masks`] (`masks.rs`): the masks every loop uses, written once over the primitives.
+//! * The kernel families, a file each: the UTF-8 checks (`utf8.rs`), cat's notation
+//!   (`notation.rs`), short byte patterns (`patterns.rs`). A family is written once over the
+//!   primitives where it can be, and per instruction set only where a set does it better
+//!   (`x86_64/`). [`Families::of`] chooses each family's kernel from the block kernel and the
+//!   CPU's features: a family a CPU can run from a lower set is inherited (AVX-512 without VBMI2
+//!   runs AVX2's notation), so nothing falls back to scalar because a newer set lacks it.
+//!
 //! [`with_masks`] is the one place a kernel is chosen: it runs the caller's work ([`WithMasks`])
 //! with the masks of the kernel asked for ([`Kernel::best`], from the one feature source,
 //! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
@@ -19,17 +24,23 @@ use std::sync::OnceLock;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
 mod aarch64;
-mod generic;
+mod block;
+mod masks;
+mod notation;
 mod patterns;
 // The portable kernel, on every build.
 mod swar;
 #[cfg(test)]
 mod tests;
+mod utf8;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod x86_64;
 
-pub use generic::{Block64, Mask, Masks, TALLY_MAX, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, utf8_cut_before};
-pub use patterns::{BY_COMPARES, BY_SELECTION, BY_TOP, BytePatterns};
+pub use block::{Block64, Mask};
+pub use masks::{Masks, TALLY_MAX, Tally};
+pub use notation::Notation;
+pub use patterns::{BY_COMPARES, BY_SELECTION, BY_TOP, BytePatterns, NibblePatterns};
+pub use utf8::{UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, Utf8Check, Utf8Ranges, utf8_cut_before, utf8_tables};
 
 /// The vector set every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64 (none
 /// elsewhere and with `portable`: SWAR stands in).
@@ -93,6 +104,22 @@ impl Kernel {
         }
     }
 
+    /// Whether the set's table look-ups ([`Block64::lookup16`], [`Block64::lookup64`]) are
+    /// vector instructions (byte shuffles): without them a caller may do better by compares.
+    pub const fn table_lookups(self) -> bool {
+        matches!(self, Kernel::Neon | Kernel::Avx2 | Kernel::Avx512)
+    }
+
+    /// Whether the kernel's code is compiled for AVX2 (so AVX2's family kernels run in it).
+    pub const fn has_avx2(self) -> bool {
+        matches!(self, Kernel::Avx2 | Kernel::Avx512)
+    }
+
+    /// The fastest kernel this build has that a CPU with `features` runs.
+    pub fn fastest(features: super::cpu::Features) -> Kernel {
+        Kernel::ALL.into_iter().rev().find(|k| k.runs_with(features)).unwrap_or(Kernel::Portable)
+    }
+
     /// Whether this build has the kernel and this CPU can run it.
     pub fn is_available(self) -> bool {
         self.runs_with(super::cpu::features())
@@ -151,7 +178,7 @@ impl Kernel {
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
         *BEST.get_or_init(|| {
-            let fastest = *Kernel::ALL.iter().rev().find(|k| k.is_available()).unwrap_or(&Kernel::Portable);
+            let fastest = Kernel::fastest(super::cpu::features());
             let wanted = std::env::var_os("RAPIDUTILS_SIMD");
             match Kernel::ALL.iter().find(|k| wanted.as_deref() == Some(std::ffi::OsStr::new(k.name()))) {
                 Some(&k) if k.is_available() => k,
@@ -161,191 +188,20 @@ impl Kernel {
     }
 }
 
-/// The bytes of a 64-byte block by their part in UTF-8: bit i of each mask is set when
-/// `block[i]` is in that range. All ranges but `high` lie above 0x7f.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Utf8Ranges {
-    /// 0x80 and above.
-    pub high: u64,
-    /// 0x80..=0xbf, continuation bytes.
-    pub cont: u64,
-    /// 0xc2 and above (lead bytes and invalid bytes).
-    pub ge_c2: u64,
-    /// 0xe0 and above.
-    pub ge_e0: u64,
-    /// 0xf0 and above.
-    pub ge_f0: u64,
-    /// 0xf5 and above (never in UTF-8).
-    pub ge_f5: u64,
+/// The kernel of each family that runs beside a block kernel: a pure function of the block
+/// kernel and the CPU's features, so that a test can ask it of CPUs this machine is not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Families {
+    pub notation: Notation,
+    pub utf8: Utf8Check,
 }
 
-impl Utf8Ranges {
-    /// The lead bytes of two-, three- and four-byte characters (C2..=DF, E0..=EF, F0..=F4).
-    #[inline(always)]
-    pub fn leads(&self) -> [u64; 3] {
-        [self.ge_c2 & !self.ge_e0, self.ge_e0 & !self.ge_f0, self.ge_f0 & !self.ge_f5]
-    }
-
-    /// The leads whose characters would reach past the block's end.
-    #[inline(always)]
-    pub fn crossing_leads(&self) -> u64 {
-        let [lead2, lead3, lead4] = self.leads();
-        (lead2 & 1 << 63) | (lead3 & 3 << 62) | (lead4 & 7 << 61)
+impl Families {
+    /// Each family's kernel with `kernel` on a CPU with `features`.
+    pub fn of(kernel: Kernel, features: super::cpu::Features) -> Families {
+        Families { notation: notation::choose(kernel, features), utf8: utf8::choose(kernel, features) }
     }
 }
-
-/// Up to eight byte patterns of up to three bytes, as nibble look-up tables (the shuffle-based
-/// classification of simdjson and simdutf): pattern k matches at i when, for each position j,
-/// bit k is set in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So the bytes a
-/// pattern allows at a position are a set of high nibbles times a set of low nibbles (a set of
-/// another shape takes several patterns), and a position past its length allows every byte.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NibblePatterns {
-    pub lo: [[u8; 16]; 3],
-    pub hi: [[u8; 16]; 3],
-}
-
-impl NibblePatterns {
-    /// The patterns (bits) that match at the start of `bytes` (three bytes or more).
-    #[inline(always)]
-    pub fn at(&self, bytes: &[u8]) -> u8 {
-        (0..3)
-            .fold(0xff, |acc, j| acc & self.lo[j][usize::from(bytes[j] & 15)] & self.hi[j][usize::from(bytes[j] >> 4)])
-    }
-
-    /// Lets pattern `bit` (a single bit) take the bytes `highs` x `lows` (nibble sets as bit
-    /// masks) at position `j`.
-    pub fn allow(&mut self, bit: u8, j: usize, highs: u16, lows: u16) {
-        for n in 0..16 {
-            if highs >> n & 1 != 0 {
-                self.hi[j][n] |= bit;
-            }
-            if lows >> n & 1 != 0 {
-                self.lo[j][n] |= bit;
-            }
-        }
-    }
-}
-
-/// The target features the AVX-512 kernel's VBMI loops (cat's notation, the UTF-8 batch check)
-/// are compiled for beyond [`Kernel::Avx512`]'s.
-pub const VBMI_FEATURES: [&str; 2] = ["avx512vbmi", "avx512vbmi2"];
-
-/// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
-/// [`Masks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
-/// byte's own high nibble; a byte pair is an error where all three share a bit (and that bit is
-/// not bit 0, the "two continuations" bit, where a continuation byte is expected). Bit 0, not
-/// Keiser and Lemire's bit 7: the expectation is then found as 1 or 0 by saturating adds, whose
-/// byte from memory needs no load of its own (see `utf8_error_bytes`).
-pub mod utf8_tables {
-    const TOO_SHORT: u8 = 1 << 7;
-    const TOO_LONG: u8 = 1 << 1;
-    const OVERLONG_3: u8 = 1 << 2;
-    const TOO_LARGE: u8 = 1 << 3;
-    const SURROGATE: u8 = 1 << 4;
-    const OVERLONG_2: u8 = 1 << 5;
-    const TOO_LARGE_1000: u8 = 1 << 6;
-    const OVERLONG_4: u8 = 1 << 6;
-    const TWO_CONTS: u8 = 1 << 0;
-    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
-    pub const BYTE_1_HIGH: [u8; 16] = [
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TOO_SHORT | OVERLONG_2,
-        TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    ];
-    pub const BYTE_1_LOW: [u8; 16] = [
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-        CARRY | OVERLONG_2,
-        CARRY,
-        CARRY,
-        CARRY | TOO_LARGE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-    ];
-    pub const BYTE_2_HIGH: [u8; 16] = [
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-    ];
-
-    /// The validator one byte at a time: whether `byte` after `prev3`, `prev2`, `prev1` is
-    /// an error (the reference of the vector versions).
-    pub fn error_at(prev3: u8, prev2: u8, prev1: u8, byte: u8) -> bool {
-        let special = BYTE_1_HIGH[usize::from(prev1 >> 4)]
-            & BYTE_1_LOW[usize::from(prev1 & 15)]
-            & BYTE_2_HIGH[usize::from(byte >> 4)];
-        let must = if prev2 >= 0xe0 || prev3 >= 0xf0 { 1 } else { 0 };
-        special ^ must != 0
-    }
-}
-
-/// The starts of valid UTF-8 characters of two to four bytes as [`NibblePatterns`] (by the
-/// Unicode rules GNU 9.12 decodes by: no overlong form, no surrogate, nothing past U+10FFFF),
-/// the first three bytes of each form; the patterns in [`UTF8_FOUR_BYTE`] also need a
-/// continuation byte in fourth place. ASCII is not among them.
-pub fn utf8_start_patterns() -> &'static NibblePatterns {
-    static PATTERNS: std::sync::OnceLock<NibblePatterns> = std::sync::OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        const ALL: u16 = 0xffff;
-        const CONT: u16 = 0x0f00; // high nibbles 8..=B
-        let mut p = NibblePatterns::default();
-        // (bit, lead: high nibbles x low nibbles, second byte's high nibbles, third byte's)
-        let forms: [(u8, u16, u16, u16, u16); 8] = [
-            (1 << 0, 1 << 0xc, 0xfffc, CONT, ALL),      // C2..=CF, any continuation
-            (1 << 1, 1 << 0xd, ALL, CONT, ALL),         // D0..=DF
-            (1 << 2, 1 << 0xe, 1 << 0, 0x0c00, CONT),   // E0, A0..=BF
-            (1 << 3, 1 << 0xe, 0xdffe, CONT, CONT),     // E1..=EC, EE, EF
-            (1 << 4, 1 << 0xe, 1 << 0xd, 0x0300, CONT), // ED, 80..=9F
-            (1 << 5, 1 << 0xf, 1 << 0, 0x0e00, CONT),   // F0, 90..=BF
-            (1 << 6, 1 << 0xf, 0x000e, CONT, CONT),     // F1..=F3
-            (1 << 7, 1 << 0xf, 1 << 4, 0x0100, CONT),   // F4, 80..=8F
-        ];
-        for (bit, lead_hi, lead_lo, second_hi, third_hi) in forms {
-            p.allow(bit, 0, lead_hi, lead_lo);
-            p.allow(bit, 1, second_hi, ALL);
-            p.allow(bit, 2, third_hi, ALL);
-        }
-        p
-    })
-}
-
-/// The bits of [`utf8_start_patterns`] that are four-byte forms.
-pub const UTF8_FOUR_BYTE: u8 = 0b1110_0000;
 
 /// Code to run with the block masks of a kernel (see [`with_masks`]).
 pub trait WithMasks {
@@ -362,18 +218,21 @@ pub trait WithMasks {
 /// SWAR masks; the baseline kernels (SSE2 on x86-64, NEON on aarch64) the baseline's.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
-    match kernel.or_below() {
+    let kernel = kernel.or_below();
+    let families = Families::of(kernel, super::cpu::features());
+    match kernel {
         // SAFETY: `or_below` gives a kernel the CPU runs: it has every one of the kernel's
-        // target features (`Kernel::is_available`), and VBMI and VBMI2 where it says so.
+        // target features (`Kernel::is_available`), and `Families::of` names only extensions
+        // the CPU has.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
-        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, super::cpu::features().has_all(&VBMI_FEATURES)) },
+        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, families) },
         // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        Kernel::Avx2 => unsafe { x86_64::with_avx2(work) },
+        Kernel::Avx2 => unsafe { x86_64::with_avx2(work, families) },
         // SAFETY: SWAR is plain Rust: every CPU runs it.
-        Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(false) }),
+        Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(families) }),
         // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.
-        _ => work.run(unsafe { Masks::<Baseline>::new(false) }),
+        _ => work.run(unsafe { Masks::<Baseline>::new(families) }),
     }
 }
 

@@ -4,7 +4,40 @@
 //! nibble table look-ups where it has a byte shuffle, reading the two-byte forms from sign bits
 //! where there is one (glibc's spaces), and by compares where it has no shuffle.
 
-use super::{Block64, Masks, NibblePatterns};
+use super::{Block64, Mask, Masks};
+
+/// Up to eight byte patterns of up to three bytes, as nibble look-up tables (the shuffle-based
+/// classification of simdjson and simdutf): pattern k matches at i when, for each position j,
+/// bit k is set in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So the bytes a
+/// pattern allows at a position are a set of high nibbles times a set of low nibbles (a set of
+/// another shape takes several patterns), and a position past its length allows every byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NibblePatterns {
+    pub lo: [[u8; 16]; 3],
+    pub hi: [[u8; 16]; 3],
+}
+
+impl NibblePatterns {
+    /// The patterns (bits) that match at the start of `bytes` (three bytes or more).
+    #[inline(always)]
+    pub fn at(&self, bytes: &[u8]) -> u8 {
+        (0..3)
+            .fold(0xff, |acc, j| acc & self.lo[j][usize::from(bytes[j] & 15)] & self.hi[j][usize::from(bytes[j] >> 4)])
+    }
+
+    /// Lets pattern `bit` (a single bit) take the bytes `highs` x `lows` (nibble sets as bit
+    /// masks) at position `j`.
+    pub fn allow(&mut self, bit: u8, j: usize, highs: u16, lows: u16) {
+        for n in 0..16 {
+            if highs >> n & 1 != 0 {
+                self.hi[j][n] |= bit;
+            }
+            if lows >> n & 1 != 0 {
+                self.lo[j][n] |= bit;
+            }
+        }
+    }
+}
 
 /// The patterns, in both forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,7 +249,7 @@ impl<B: Block64> Masks<B> {
     /// more than the test; compares test the leads first themselves.
     pub fn pattern_way(self, patterns: &BytePatterns) -> u8 {
         match patterns.nibbles.1 {
-            _ if !B::TABLE_LOOKUPS || !patterns.by_tables => BY_COMPARES,
+            _ if !B::KERNEL.table_lookups() || !patterns.by_tables => BY_COMPARES,
             0x80 => BY_TOP,
             _ => BY_SELECTION,
         }
@@ -246,6 +279,63 @@ impl<B: Block64> Masks<B> {
     #[inline(always)]
     pub fn may_begin(self, block: &[u8; 64], patterns: &BytePatterns) -> bool {
         self.may_start(block, &patterns.nibbles.0)
+    }
+
+    /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
+    /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
+    /// bytes). See [`NibblePatterns`].
+    #[inline(always)]
+    pub fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: see `Masks::eq`.
+        unsafe {
+            let hits = pattern_hits::<B>(window, patterns);
+            // (No closure: it would not inherit the caller's target features.)
+            [hits.test(select[0]), hits.test(select[1]), hits.test(select[2])]
+        }
+    }
+
+    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] with
+    /// the selections 0xff and 0x80, which need no selection mask (the bytes not zero and their
+    /// sign bits).
+    #[inline(always)]
+    pub fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+        // SAFETY: see `Masks::eq`.
+        unsafe {
+            let hits = pattern_hits::<B>(window, patterns);
+            [hits.test(0xff), hits.signs().bits()]
+        }
+    }
+
+    /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed: the
+    /// one position's look-ups of [`Self::pattern_starts`]).
+    #[inline(always)]
+    pub fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+        // SAFETY: see `Masks::eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            v.low_nibbles().lookup16(&patterns.lo[0]).and(v.high_nibbles().lookup16(&patterns.hi[0])).any()
+        }
+    }
+}
+
+/// The patterns that begin at each byte: the three positions' nibble look-ups and-ed together
+/// (a pattern's bit survives where all three bytes allow it).
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+unsafe fn pattern_hits<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> B {
+    // SAFETY: the caller's guarantee; the loads are of bytes 0..=65 of the window (offsets
+    // 0..=2, 64 bytes each).
+    unsafe {
+        let mut hits = B::splat(0xff);
+        for j in 0..3 {
+            let v = B::load(window, j);
+            let lo = v.low_nibbles().lookup16(&patterns.lo[j]);
+            let hi = v.high_nibbles().lookup16(&patterns.hi[j]);
+            hits = hits.and(lo).and(hi);
+        }
+        hits
     }
 }
 

@@ -4,7 +4,8 @@
 //! bits `8 * (i % 8)..` of word `i / 8` whatever the CPU's byte order; a byte's carry or borrow
 //! never reaches the next byte.
 
-use super::generic::{Block64, Mask, lanewise};
+use super::Kernel;
+use super::block::{Block64, Mask, lanewise};
 
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -63,7 +64,7 @@ impl Swar {
 
 // Plain Rust: every method is safe whatever the CPU.
 impl Block64 for Swar {
-    lanewise!(Swar, SwarMask, [0, 1, 2, 3, 4, 5, 6, 7] of 8, tables: false, |a, b| {
+    lanewise!(Swar, SwarMask, [0, 1, 2, 3, 4, 5, 6, 7] of 8, kernel: Kernel::Portable, |a, b| {
         // (Byte i of the block in bits 8 * (i % 8) of its word whatever the CPU's byte order.)
         load(p): u64::from_le(p.cast::<u64>().read_unaligned()), splat(x): u64::from(x) * ONES,
         and: a & b, or: a | b, xor: a ^ b, wrapping_sub: sub_bytes(a, b), saturating_sub: saturating_sub_bytes(a, b),

@@ -1,7 +1,8 @@
 use super::{
-    Block64, Kernel, Masks, NibblePatterns, TALLY_MAX, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, Utf8Ranges, WithMasks,
-    with_masks,
+    Block64, Families, Kernel, Masks, NibblePatterns, Notation, TALLY_MAX, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX,
+    Utf8Check, Utf8Ranges, WithMasks, with_masks,
 };
+use crate::platform::cpu::Features;
 
 /// The kernels this build and CPU can run: the portable one always, and without the
 /// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
@@ -24,7 +25,7 @@ enum Probe<'a> {
     Count(&'a [u8], u8),
     Masks(&'a [u8]),
     Notation(&'a [u8], bool, bool, &'a mut [u8]),
-    NotationBlock(&'a [u8; 64], bool, bool, &'a mut [u8; 256]),
+    Families,
     AsciiBlocks(&'a [u8]),
     Starts(&'a [u8; 66], &'a NibblePatterns, [u8; 3]),
     MayStart(&'a [u8; 64], &'a NibblePatterns),
@@ -43,8 +44,8 @@ enum Probe<'a> {
 enum Answer {
     Count(u64),
     Masks(Vec<AllMasks>),
-    Notation(Option<(usize, usize)>),
-    NotationBlock(Option<usize>),
+    Notation((usize, usize)),
+    Families(Families),
     AsciiBlocks(usize),
     Starts([u64; 3], [u64; 2], bool),
     MayStart(bool),
@@ -64,10 +65,8 @@ impl WithMasks for Probe<'_> {
         match self {
             Probe::Count(buf, byte) => Answer::Count(m.count_byte(buf, byte)),
             Probe::Masks(buf) => Answer::Masks(all_masks(m, buf)),
-            Probe::Notation(input, tabs, ends, out) => Answer::Notation(m.notation_blocks(input, tabs, ends, out)),
-            Probe::NotationBlock(block, tabs, ends, out) => {
-                Answer::NotationBlock(m.notation_block(block, tabs, ends, out))
-            }
+            Probe::Notation(input, tabs, ends, out) => Answer::Notation(m.notation(input, tabs, ends, out)),
+            Probe::Families => Answer::Families(m.families()),
             Probe::AsciiBlocks(buf) => Answer::AsciiBlocks(m.ascii_blocks(buf)),
             Probe::Starts(window, patterns, select) => {
                 let block = window[..64].try_into().unwrap();
@@ -100,28 +99,62 @@ impl WithMasks for Probe<'_> {
     }
 }
 
-/// `probe()` (a new one each time) asked of the masks of every kernel this build and CPU have
-/// (the portable kernel's are SWAR's): each answer with the name of what gave it.
-fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static str, Answer)> {
-    let answers = kernels(test).into_iter().map(|k| (k.name(), with_masks(k, probe())));
-    // Where the AVX-512 kernel runs its VBMI loops, its masks without them too.
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
-    let answers = answers.chain(with_masks(Kernel::Avx512, VbmiUsed).then(|| {
-        // SAFETY: the AVX-512 kernel runs here (`with_masks` gave its masks), without VBMI.
-        ("avx512 without vbmi", unsafe { super::x86_64::with_avx512(probe(), false) })
-    }));
-    answers.collect()
+/// The masks a test runs a probe with: a kernel's, or AVX-512's without VBMI and VBMI2 (as on
+/// Skylake-SP and Cascade Lake, which run AVX2's notation and checks).
+#[derive(Clone, Copy, Debug)]
+enum Runner {
+    Kernel(Kernel),
+    #[cfg_attr(not(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512)), allow(dead_code))]
+    Avx512WithoutVbmi,
 }
 
-/// Whether the masks run the VBMI kernels (only AVX-512's can).
-struct VbmiUsed;
-
-impl WithMasks for VbmiUsed {
-    type Output = bool;
-    #[inline(always)]
-    fn run<B: Block64>(self, m: Masks<B>) -> bool {
-        m.vbmi()
+impl Runner {
+    fn name(self) -> &'static str {
+        match self {
+            Runner::Kernel(kernel) => kernel.name(),
+            Runner::Avx512WithoutVbmi => "avx512 without vbmi",
+        }
     }
+
+    fn run(self, probe: Probe<'_>) -> Answer {
+        match self {
+            Runner::Kernel(kernel) => with_masks(kernel, probe),
+            // SAFETY: `runners` gives this only where the AVX-512 kernel runs here, and its
+            // families without VBMI need no more.
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
+            Runner::Avx512WithoutVbmi => unsafe { super::x86_64::with_avx512(probe, without_vbmi()) },
+            #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512)))]
+            Runner::Avx512WithoutVbmi => unreachable!(),
+        }
+    }
+
+    fn families(self) -> Families {
+        match self.run(Probe::Families) {
+            Answer::Families(families) => families,
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// Every kernel this build and CPU have, and AVX-512 without VBMI where its families differ.
+fn runners(test: &str) -> Vec<Runner> {
+    let mut runners: Vec<Runner> = kernels(test).into_iter().map(Runner::Kernel).collect();
+    if Kernel::Avx512.is_available() && Runner::Kernel(Kernel::Avx512).families() != without_vbmi() {
+        runners.push(Runner::Avx512WithoutVbmi);
+    }
+    runners
+}
+
+/// The families of the AVX-512 kernel on this CPU without VBMI and VBMI2.
+fn without_vbmi() -> Families {
+    let features = Features { avx512vbmi: false, avx512vbmi2: false, ..crate::platform::cpu::features() };
+    Families::of(Kernel::Avx512, features)
+}
+
+/// `probe()` (a new one each time) asked of every [`Runner`]: each answer with the name of
+/// what gave it.
+fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static str, Answer)> {
+    runners(test).into_iter().map(|r| (r.name(), r.run(probe()))).collect()
 }
 
 /// Asserts that every block answers `probe()` with `want`.
@@ -288,82 +321,64 @@ fn notation(b: u8, tabs: bool, ends: bool) -> Vec<u8> {
     }
 }
 
-/// The one-block notation kernel (AVX2's shuffles; every other kernel declines) writes what
-/// `cat -v` shows for every byte value at every place of a block, in blocks from none to all of
-/// whose bytes need notation, with each of -T and -E or neither.
-#[test]
-fn notation_block_writes_every_byte_as_cat_v_does() {
-    let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2du64);
-    let mut blocks: Vec<[u8; 64]> =
-        (0..=255u8).map(|b| std::array::from_fn(|i| b.wrapping_add((i as u8).wrapping_mul(37)))).collect();
-    blocks.push([b'a'; 64]);
-    blocks.push([b'\n'; 64]);
-    blocks.push([0xff; 64]);
-    for density in 0..8 {
-        for _ in 0..64 {
-            blocks.push(std::array::from_fn(|_| {
-                let r = next();
-                if (r & 7) < density { (r >> 8) as u8 } else { b'a' + (r >> 16) as u8 % 26 }
-            }));
-        }
-    }
-    for kernel in kernels("notation_block_writes_every_byte_as_cat_v_does") {
-        for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
-            for block in &blocks {
-                let mut out = [0u8; 256];
-                match with_masks(kernel, Probe::NotationBlock(block, tabs, ends, &mut out)) {
-                    Answer::NotationBlock(Some(written)) => {
-                        let want: Vec<u8> = block.iter().flat_map(|&b| notation(b, tabs, ends)).collect();
-                        assert!(out[..written] == want[..], "{kernel:?} tabs {tabs} ends {ends}: {block:02x?}");
-                    }
-                    answer => assert_eq!(answer, Answer::NotationBlock(None)),
-                }
-            }
-        }
-        // The kernel is there on every CPU with AVX2.
-        let answer = with_masks(kernel, Probe::NotationBlock(&blocks[0], false, false, &mut [0; 256]));
-        assert_eq!(kernel == Kernel::Avx2, answer != Answer::NotationBlock(None), "{kernel:?}");
-    }
-}
-
+/// Every kernel's notation of whole blocks is what `cat -v` shows for every byte value at every
+/// place of a block, in blocks from none to all of whose bytes need notation, runs and plain
+/// text, at three alignments, with each of -T and -E or neither; or nothing, where the
+/// kernel's family is [`Notation::Steps`]. Only as many blocks as `out` has 256 bytes for.
 #[test]
 #[cfg_attr(miri, ignore = "AVX-512 intrinsics")]
-fn notation_blocks_write_every_byte_as_cat_v_does() {
-    // Every byte value at every position of a block, runs, and blocks of plain text; the
-    // kernel runs where the CPU has it (AVX-512 VBMI2), and every other kernel declines.
+fn notation_writes_every_byte_as_cat_v_does() {
+    const TEST: &str = "notation_writes_every_byte_as_cat_v_does";
+    let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2du64);
     let mut input: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
-    input.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8));
+    for b in 0..=255u8 {
+        input.extend((0..64u8).map(|i| b.wrapping_add(i.wrapping_mul(37))));
+    }
+    for density in 0..8 {
+        input.extend((0..64 * 16).map(|_| {
+            let r = next();
+            if (r & 7) < density { (r >> 8) as u8 } else { b'a' + (r >> 16) as u8 % 26 }
+        }));
+    }
     input.extend(std::iter::repeat_n(b'\n', 130));
+    input.extend([0xff; 64]);
     input.extend(b"plain text without any byte that needs notation, long enough to fill....".repeat(3));
     input.extend([0x80, 0xff, 0x7f, 0x9f, 0xa0, b'\t', 0x89, 0x8a]);
-    let vbmi2 = Kernel::Avx512.is_available() && crate::platform::cpu::features().has_all(&super::VBMI_FEATURES);
-    for kernel in kernels("notation_blocks_write_every_byte_as_cat_v_does") {
+    let mut kinds = Vec::new();
+    for runner in runners(TEST) {
+        let kind = runner.families().notation;
+        kinds.push(kind);
         for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
             for start in [0, 1, 63] {
                 let input = &input[start..];
-                let mut out = vec![0u8; 7 + input.len() * 4 + 5 * 64];
-                match with_masks(kernel, Probe::Notation(input, tabs, ends, &mut out[7..])) {
-                    Answer::Notation(Some((done, written))) => {
-                        assert_eq!(kernel, Kernel::Avx512);
-                        assert_eq!(done, input.len() / 64 * 64, "room for every block");
-                        let want: Vec<u8> = input[..done].iter().flat_map(|&b| notation(b, tabs, ends)).collect();
-                        assert!(out[..7].iter().all(|&b| b == 0), "wrote before `out`");
-                        assert!(out[7..7 + written] == want[..], "tabs {tabs} ends {ends} start {start}");
+                for room in [input.len() * 4 + 5 * 64, 256 * 3 + 255] {
+                    let mut out = vec![0u8; 7 + room];
+                    let Answer::Notation((done, written)) =
+                        runner.run(Probe::Notation(input, tabs, ends, &mut out[7..]))
+                    else {
+                        unreachable!()
+                    };
+                    if kind == Notation::Steps {
+                        assert_eq!((done, written), (0, 0), "{runner:?}");
+                        continue;
                     }
-                    answer => {
-                        assert_eq!(answer, Answer::Notation(None));
-                        assert!(kernel != Kernel::Avx512 || !vbmi2, "kernel available but declined");
-                    }
+                    assert_eq!(done, (input.len() / 64).min(room / 256) * 64, "{runner:?}: every block with room");
+                    let want: Vec<u8> = input[..done].iter().flat_map(|&b| notation(b, tabs, ends)).collect();
+                    assert!(out[..7].iter().all(|&b| b == 0), "{runner:?} wrote before `out`");
+                    assert!(out[7..7 + written] == want[..], "{runner:?} tabs {tabs} ends {ends} start {start}");
                 }
             }
         }
     }
-    // (A build without the x86 kernels has nothing to skip.)
-    if Kernel::Avx512.in_build() && !vbmi2 {
+    // AVX2 and AVX-512 build notation in registers: AVX2's shuffles, or VBMI2's permutes.
+    for kernel in [Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.is_available()) {
+        assert_ne!(Runner::Kernel(kernel).families().notation, Notation::Steps, "{kernel:?}");
+    }
+    if Kernel::Avx512.in_build() && !kinds.contains(&Notation::Permutes) {
         crate::testing::skipped(
-            "platform::simd::notation_blocks_write_every_byte_as_cat_v_does",
+            &format!("platform::simd::{TEST}"),
             "the AVX-512 VBMI2 notation kernel",
-            &format!("{}; checked that the kernels decline", crate::testing::vbmi_not_run()),
+            &crate::testing::vbmi_not_run(),
         );
     }
 }
@@ -615,7 +630,7 @@ fn utf8_continuation_matches_the_reference() {
         }
     }
     // (A build without the x86 kernels has nothing to skip.)
-    if Kernel::Avx512.in_build() && !with_masks(Kernel::Avx512, VbmiUsed) {
+    if Kernel::Avx512.in_build() && Runner::Kernel(Kernel::Avx512).families().utf8 != Utf8Check::Permutes {
         crate::testing::skipped(
             "platform::simd::utf8_continuation_matches_the_reference",
             "the AVX-512 VBMI UTF-8 check",
@@ -642,13 +657,16 @@ fn one_and_three_byte_text() -> Vec<u8> {
 
 /// Asserts that every kernel's check of one- and three-byte characters answers `bytes` as the
 /// byte-by-byte reference does, or not at all (None: the full check follows); and where
-/// `must_answer` (text of such characters alone), that AVX2's, the kernel that has the check,
-/// answers.
+/// `must_answer` (text of such characters alone), that every kernel that has the check
+/// ([`Utf8Check::LookupsAndThree`]: AVX2, and AVX-512 without VBMI) answers.
 fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, what: &str) {
     let want = Answer::Utf8Continuation(utf8_continuation_reference(bytes));
-    for (name, got) in every_block(test, || Probe::Utf8ContinuationThree(bytes)) {
-        if got != Answer::Utf8Continuation(None) || (must_answer && name == "avx2") {
-            assert_eq!(got, want, "{name} {what}: {bytes:02x?}");
+    for runner in runners(test) {
+        let got = runner.run(Probe::Utf8ContinuationThree(bytes));
+        let has_check = runner.families().utf8 == Utf8Check::LookupsAndThree;
+        if got != Answer::Utf8Continuation(None) || (must_answer && has_check) {
+            assert!(has_check, "{runner:?} answered without the check");
+            assert_eq!(got, want, "{} {what}: {bytes:02x?}", runner.name());
         }
     }
 }
@@ -752,15 +770,19 @@ fn tally_counts_like_a_plain_count() {
 #[cfg_attr(miri, ignore = "reads the source files")]
 fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/platform/simd/x86_64");
-    let avx512_vbmi: Vec<&str> =
-        Kernel::Avx512.target_features().iter().chain(&super::VBMI_FEATURES).copied().collect();
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        Kernel::Avx512.target_features().iter().chain(extra).copied().collect()
+    };
     // The features checked before each file's code runs.
     let checked = |file: &str| match file {
-        "avx2.rs" => Kernel::Avx2.target_features().to_vec(),
+        // The block kernels, and the families' AVX2 kernels, which inline into either.
+        "avx2.rs" | "notation_avx2.rs" | "utf8_avx2.rs" => Kernel::Avx2.target_features().to_vec(),
         "avx512.rs" => Kernel::Avx512.target_features().to_vec(),
-        // The VBMI loops, and the 64-byte load they share (mod.rs), run only from the AVX-512
-        // kernel, and only where the CPU has VBMI and VBMI2 too.
-        "notation.rs" | "utf8.rs" | "mod.rs" => avx512_vbmi.clone(),
+        // The VBMI kernels run only from the AVX-512 kernel, and only where the family's
+        // chooser found the CPU has their extensions; the 64-byte load they share (mod.rs) too.
+        "notation_vbmi2.rs" => with(&super::notation::PERMUTES_FEATURES),
+        "utf8_vbmi.rs" => with(&super::utf8::PERMUTES_FEATURES),
+        "mod.rs" => with(&[]),
         // The baseline: compiled for no feature beyond the build's.
         "sse2.rs" => Vec::new(),
         other => panic!("x86_64/{other} is new: say here which kernel's checks guard its code"),
@@ -779,7 +801,8 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
             }
         }
     }
-    // avx2.rs's 5, avx512.rs's 7, notation.rs's 5, utf8.rs's 3 and mod.rs's 1: the scan works.
+    // avx2.rs's 5, avx512.rs's 7, notation_vbmi2.rs's 5, utf8_vbmi.rs's 3 and mod.rs's 1: the scan
+    // works.
     assert!(named >= 21, "found only {named} feature names in {}", dir.display());
 }
 
@@ -821,5 +844,36 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
         let avx2 = Kernel::Avx2.target_features().contains(name);
         assert_eq!(Kernel::Avx2.runs_with(lacking), !avx2, "AVX2 without {name}");
         assert!(Kernel::Sse2.runs_with(lacking));
+    }
+}
+
+/// Each family's kernel on CPUs this machine may not be, from their features alone: Skylake-SP
+/// and Cascade Lake (AVX-512F/BW/VL, no VBMI or VBMI2) run the AVX-512 block kernel with AVX2's
+/// notation and check of one- and three-byte forms; Ice Lake and Zen 4 their own permutes;
+/// Zen 3 AVX2's; a CPU without AVX2 neither.
+#[test]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+fn each_family_runs_the_best_kernel_the_cpu_has() {
+    let zen3 =
+        Features { sse2: true, popcnt: true, avx2: true, bmi1: true, bmi2: true, lzcnt: true, ..Features::default() };
+    let skylake_sp = Features { avx512f: true, avx512bw: true, ..zen3 };
+    let cannon_lake = Features { avx512vbmi: true, ..skylake_sp };
+    let ice_lake = Features { avx512vbmi2: true, ..cannon_lake };
+    let nehalem = Features { sse2: true, popcnt: true, ..Features::default() };
+    // A build whose compiler lacks the AVX-512 intrinsics runs AVX2's kernels there.
+    let (avx512, permutes, utf8_permutes) = if Kernel::Avx512.in_build() {
+        (Kernel::Avx512, Notation::Permutes, Utf8Check::Permutes)
+    } else {
+        (Kernel::Avx2, Notation::Shuffles, Utf8Check::LookupsAndThree)
+    };
+    for (cpu, features, kernel, notation, utf8) in [
+        ("Skylake-SP, Cascade Lake", skylake_sp, avx512, Notation::Shuffles, Utf8Check::LookupsAndThree),
+        ("Cannon Lake (VBMI, no VBMI2)", cannon_lake, avx512, Notation::Shuffles, utf8_permutes),
+        ("Ice Lake, Zen 4", ice_lake, avx512, permutes, utf8_permutes),
+        ("Zen 3", zen3, Kernel::Avx2, Notation::Shuffles, Utf8Check::LookupsAndThree),
+        ("Nehalem", nehalem, Kernel::Sse2, Notation::Steps, Utf8Check::Compares),
+    ] {
+        assert_eq!(Kernel::fastest(features), kernel, "{cpu}");
+        assert_eq!(Families::of(kernel, features), Families { notation, utf8 }, "{cpu}");
     }
 }

@@ -1,24 +1,22 @@
 //! AVX-512 (BW): a block is one register, and a compare gives a mask register (64 bits)
 //! straight away, with no byte vector to gather; the work runs in a function compiled for
-//! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT). With VBMI and VBMI2, cat's notation kernel
-//! and the UTF-8 batch check by byte permutes too.
+//! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT, so that the AVX2 kernels of the families run
+//! in it too).
 
-use super::{notation, utf8};
-use crate::platform::simd::generic::{Block64, Mask, lanewise};
-use crate::platform::simd::{Masks, WithMasks};
+use crate::platform::simd::block::{Block64, Mask, lanewise};
+use crate::platform::simd::{Families, Kernel, Masks, WithMasks};
 use std::arch::x86_64::*;
 
-/// Runs `work` with the AVX-512 masks, compiled for AVX-512; `vbmi` where the CPU also has
-/// VBMI and VBMI2 (cat's notation kernel, the UTF-8 batch check by byte permutes).
+/// Runs `work` with the AVX-512 masks, compiled for AVX-512.
 ///
 /// # Safety
-/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and with `vbmi` VBMI and
-/// VBMI2.
+/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and every extension
+/// `families` names (VBMI, VBMI2).
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
-pub unsafe fn with_avx512<W: WithMasks>(work: W, vbmi: bool) -> W::Output {
+pub unsafe fn with_avx512<W: WithMasks>(work: W, families: Families) -> W::Output {
     // SAFETY: the caller's guarantee; `work` is inlined here, compiled for AVX-512.
-    work.run(unsafe { Masks::<Avx512>::new(vbmi) })
+    work.run(unsafe { Masks::<Avx512>::new(families) })
 }
 
 /// 64 bytes in one AVX-512 register.
@@ -33,7 +31,7 @@ pub struct Avx512Mask([u64; 1]);
 // `Block64`), and these inline into `with_avx512`, which is compiled for it; loads read the 64
 // bytes of a checked slice and need no alignment.
 impl Block64 for Avx512 {
-    lanewise!(Avx512, Avx512Mask, [0] of 64, tables: true, |a, b| {
+    lanewise!(Avx512, Avx512Mask, [0] of 64, kernel: Kernel::Avx512, |a, b| {
         load(p): _mm512_loadu_si512(p.cast()), splat(x): _mm512_set1_epi8(x as i8),
         and: _mm512_and_si512(a, b), or: _mm512_or_si512(a, b), xor: _mm512_xor_si512(a, b),
         wrapping_sub: _mm512_sub_epi8(a, b), saturating_sub: _mm512_subs_epu8(a, b),
@@ -105,17 +103,6 @@ impl Block64 for Avx512 {
     unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Avx512 {
         // SAFETY: see the impl.
         unsafe { self.lookup16(table) }
-    }
-    #[inline(always)]
-    unsafe fn utf8_continuation_vbmi(bytes: &[u8]) -> Option<Option<u64>> {
-        // SAFETY: the caller guarantees AVX-512BW (and so F) and VBMI.
-        Some(unsafe { utf8::utf8_continuation(bytes) })
-    }
-    #[inline(always)]
-    unsafe fn notation_blocks(input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> Option<(usize, usize)> {
-        // SAFETY: the caller guarantees AVX-512BW (and so F) and VBMI and VBMI2; POPCNT comes
-        // with `with_avx512`.
-        Some(unsafe { notation::notation_blocks(input, tabs, ends, out) })
     }
 }
 

@@ -1,6 +1,7 @@
-//! x86-64: SSE2 (part of every x86-64 CPU), and AVX2 and AVX-512 (with cat's notation kernel
-//! and a UTF-8 batch check for CPUs with VBMI and VBMI2), which `with_masks` runs where the CPU
-//! has them.
+//! x86-64: SSE2 (part of every x86-64 CPU), AVX2 and AVX-512, which `with_masks` runs where the
+//! CPU has them, and the kernels of the families that need more than the block's primitives:
+//! cat's notation (AVX2's shuffles, AVX-512 VBMI2's permutes) and the UTF-8 checks (AVX2's of
+//! one- and three-byte forms, AVX-512 VBMI's batch check).
 
 mod avx2;
 // Built where the compiler has the AVX-512 intrinsics (from Rust 1.89; see build.rs), so
@@ -8,18 +9,30 @@ mod avx2;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
 mod avx512;
+pub mod notation_avx2;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
-mod notation;
+pub mod notation_vbmi2;
 mod sse2;
+pub mod utf8_avx2;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
-mod utf8;
+pub mod utf8_vbmi;
 
 pub use avx2::with_avx2;
 #[cfg(rapidutils_avx512)]
 pub use avx512::with_avx512;
 pub use sse2::Sse2;
+
+/// `byte` 32 times.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn splat8(byte: u8) -> std::arch::x86_64::__m256i {
+    // SAFETY: the caller's guarantee.
+    unsafe { std::arch::x86_64::_mm256_set1_epi8(byte as i8) }
+}
 
 /// The 64 bytes of `block` in a register (for the VBMI kernels, which work on `__m512i` alone).
 #[cfg(rapidutils_avx512)]

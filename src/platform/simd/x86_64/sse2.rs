@@ -1,8 +1,9 @@
 //! SSE2, part of every x86-64 CPU: a block is four 16-byte registers. SSE2 has no byte shuffle,
 //! so its table look-ups go one byte at a time (its callers find bytes by compares instead:
-//! `TABLE_LOOKUPS` is false).
+//! `Kernel::table_lookups` is false).
 
-use crate::platform::simd::generic::{Block64, Mask, lanewise};
+use crate::platform::simd::Kernel;
+use crate::platform::simd::block::{Block64, Mask, lanewise};
 use std::arch::x86_64::*;
 
 /// 64 bytes in four SSE2 registers.
@@ -31,7 +32,7 @@ impl Sse2 {
 // SAFETY (every `unsafe` block of both impls): SSE2 is part of x86-64, so every CPU this code
 // runs on has it; loads read the 64 bytes of a checked slice and need no alignment.
 impl Block64 for Sse2 {
-    lanewise!(Sse2, Sse2Mask, [0, 1, 2, 3] of 16, tables: false, |a, b| {
+    lanewise!(Sse2, Sse2Mask, [0, 1, 2, 3] of 16, kernel: Kernel::Sse2, |a, b| {
         load(p): _mm_loadu_si128(p.cast()), splat(x): _mm_set1_epi8(x as i8), and: _mm_and_si128(a, b),
         or: _mm_or_si128(a, b), xor: _mm_xor_si128(a, b), wrapping_sub: _mm_sub_epi8(a, b),
         saturating_sub: _mm_subs_epu8(a, b), saturating_add: _mm_adds_epu8(a, b), max: _mm_max_epu8(a, b),

@@ -1,6 +1,7 @@
-//! cat -v's notation kernel (AVX-512 VBMI2), the one kernel of a single tool: its byte
-//! permutes and compresses are nothing the block masks offer. `cat::format` calls it through
-//! the AVX-512 masks (`Masks::notation_blocks`), which hold whether the CPU has VBMI2.
+//! `cat -v`'s notation of whole blocks with AVX-512 VBMI2
+//! ([`super::super::Notation::Permutes`]): byte permutes and compresses. A function of its
+//! own, compiled for VBMI2, called a chunk at a time, so that the AVX-512 loops around it stay
+//! compiled for AVX-512BW (which Skylake-X and Cascade Lake have without VBMI2).
 
 use super::load512;
 use std::arch::x86_64::*;
@@ -14,7 +15,7 @@ use std::arch::x86_64::*;
 /// are compressed together and stored (64 bytes, of which the used count is kept). A block
 /// that needs no notation is stored as it is.
 ///
-/// Returns the input bytes done and the output bytes written (see `Masks::notation_blocks`).
+/// Returns the input bytes done and the output bytes written (see `Masks::notation`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
 pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut [u8]) -> (usize, usize) {
     let byte = |b: u8| _mm512_set1_epi8(b as i8);

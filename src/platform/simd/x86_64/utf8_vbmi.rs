@@ -12,7 +12,7 @@
 
 use super::load512;
 use crate::platform::simd::prefetch_ahead;
-use crate::platform::simd::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+use crate::platform::simd::utf8::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
 use std::arch::x86_64::*;
 
 /// A 16-entry table repeated over 64 entries (a look-up by a nibble, for `vpermb`).
@@ -38,7 +38,7 @@ const CONTINUATION: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0];
 /// `UTF8_BLOCKS_MAX` blocks, each byte counter taking one a block.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
-    debug_assert!(bytes.len() <= 64 * crate::platform::simd::UTF8_BLOCKS_MAX + 3);
+    debug_assert!(bytes.len() <= 64 * crate::platform::simd::utf8::UTF8_BLOCKS_MAX + 3);
     let [byte_1_high, byte_1_low, byte_2_high, continuation] = TABLES.each_ref().map(|t| load512(t));
     let third = _mm512_set1_epi8(0x1f);
     let fourth = _mm512_set1_epi8(0x0f);
@@ -59,7 +59,7 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
             _mm512_permutexvar_epi8(input_high, byte_2_high),
         );
         // A continuation byte is a must two places after a three- or four-byte lead and three
-        // after a four-byte one: 1 or 0, as in `utf8_error_bytes` (generic.rs).
+        // after a four-byte one: 1 or 0, as in `utf8_error_bytes` (utf8.rs).
         let must =
             _mm512_subs_epu8(_mm512_max_epu8(_mm512_adds_epu8(prev2, third), _mm512_adds_epu8(prev3, fourth)), below);
         errors = _mm512_or_si512(errors, _mm512_xor_si512(special, must));

@@ -1,0 +1,178 @@
+//! The primitives of a 64-byte block, [`Block64`]: 64 bytes in whatever registers an
+//! instruction set has (four SSE2 or NEON registers, two AVX2 ones, one AVX-512 register, eight
+//! 64-bit words for SWAR), as BurntSushi's `memchr` has its `Vector` trait. A compare gives the
+//! set's own [`Mask`] type (byte vectors on SSE2, AVX2 and NEON, a mask register on AVX-512,
+//! high bits of words on SWAR), which becomes a 64-bit mask only at the end. An instruction-set
+//! file implements the primitives, each in its set's best form; where a set does better than a
+//! primitive's default, it overrides it, and says why. No algorithm lives here: the masks
+//! (`masks.rs`) and each kernel family (`utf8.rs`, `notation.rs`, `patterns.rs`) are written
+//! over these primitives.
+
+use super::Kernel;
+
+/// 64 bytes in the registers of one instruction set, and its primitive operations.
+///
+/// # Safety
+/// Every method runs instructions of the implementing type's set: it may be called only on a CPU
+/// that has it (holding a [`super::Masks`] of the type proves it), from code compiled for it (what
+/// [`super::with_masks`] runs), so that it inlines there.
+#[expect(clippy::missing_safety_doc, reason = "one contract for every method: the trait's")]
+pub trait Block64: Copy {
+    /// What a compare gives: one bit (or byte) per byte of the block.
+    type Mask: Mask;
+    /// The kernel this set is: what the families choose their kernels by (see
+    /// [`Kernel::table_lookups`] and [`super::Families`]).
+    const KERNEL: Kernel;
+
+    /// The 64 bytes at `bytes[at..at + 64]` (panics when they are not all there).
+    unsafe fn load(bytes: &[u8], at: usize) -> Self;
+    /// `byte` 64 times.
+    unsafe fn splat(byte: u8) -> Self;
+    unsafe fn and(self, other: Self) -> Self;
+    unsafe fn or(self, other: Self) -> Self;
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Byte-wise `self - other`, wrapping.
+    unsafe fn wrapping_sub(self, other: Self) -> Self;
+    /// Byte-wise `self - other`, at least 0.
+    unsafe fn saturating_sub(self, other: Self) -> Self;
+    /// Byte-wise `self + other`, at most 255.
+    unsafe fn saturating_add(self, other: Self) -> Self;
+    /// Byte-wise the larger, unsigned.
+    unsafe fn max(self, other: Self) -> Self;
+    /// Each byte's high four bits, shifted down.
+    unsafe fn high_nibbles(self) -> Self;
+    /// `table[byte]` for each byte, all below 16.
+    unsafe fn lookup16(self, table: &[u8; 16]) -> Self;
+    /// `table[byte & 63]` for each byte.
+    unsafe fn lookup64(self, table: &[u8; 64]) -> Self;
+    /// `self[i] == other[i]`.
+    unsafe fn eq(self, other: Self) -> Self::Mask;
+    /// `self[i] < other[i]`, both signed.
+    unsafe fn lt_signed(self, other: Self) -> Self::Mask;
+    /// `self[i] >= other[i]`, both unsigned.
+    unsafe fn ge(self, other: Self) -> Self::Mask;
+    /// `self[i] <= other[i]`, both unsigned.
+    unsafe fn le(self, other: Self) -> Self::Mask;
+    /// Bit 7 of each byte. Only to combine with other masks and to take as bits: not a compare's
+    /// full bytes, so not for [`Self::count`].
+    unsafe fn signs(self) -> Self::Mask;
+    /// Whether any byte is not zero.
+    unsafe fn any(self) -> bool;
+    /// Each byte, a counter, plus one where `mask` (a compare's) is set.
+    unsafe fn count(self, mask: Self::Mask) -> Self;
+    /// The sum of the 64 bytes, unsigned.
+    unsafe fn sum(self) -> u64;
+    /// `self.or(other)`, for an accumulator that is only tested with [`Self::any`]: where a
+    /// block is two registers, the set may or both halves into the first and keep the second
+    /// zero, so that a loop holds one register for it (and one more for its constants).
+    #[inline(always)]
+    unsafe fn or_into_first(self, other: Self) -> Self {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.or(other) }
+    }
+    /// `self.count(mask)`, for a tally that is only read with [`Self::sum`]: as with
+    /// [`Self::or_into_first`], the set may count both halves of `mask` in the first register,
+    /// whose byte counters then take up to two a block.
+    #[inline(always)]
+    unsafe fn count_into_first(self, mask: Self::Mask) -> Self {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.count(mask) }
+    }
+
+    /// Bit i set where `self[i] & bits != 0`.
+    #[inline(always)]
+    unsafe fn test(self, bits: u8) -> u64 {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { !self.and(Self::splat(bits)).eq(Self::splat(0)).bits() }
+    }
+    /// Each byte's low four bits.
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Self {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.and(Self::splat(0x0f)) }
+    }
+    /// `table[byte & 15]` for each byte below 0x80; a byte from 0x80 gets that or 0 (x86's
+    /// shuffles give 0 there, without the mask), so only for a look-up compared with the byte
+    /// itself.
+    #[inline(always)]
+    unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Self {
+        // SAFETY: the caller's guarantee (see the trait).
+        unsafe { self.low_nibbles().lookup16(table) }
+    }
+}
+
+/// The result of a compare of a [`Block64`].
+///
+/// # Safety
+/// As [`Block64`]'s: the methods run the set's instructions.
+#[expect(clippy::missing_safety_doc, reason = "one contract for every method: the trait's")]
+pub trait Mask: Copy {
+    unsafe fn or(self, other: Self) -> Self;
+    /// Bit i for byte i.
+    unsafe fn bits(self) -> u64;
+    /// Whether any bit is set.
+    unsafe fn any(self) -> bool;
+}
+
+/// Implements the lane-wise part of [`Block64`] for a block that is an array of registers (or
+/// words) `[lanes] of width` bytes each, and `or` of its mask: each primitive is one expression
+/// of a register, applied to every one (`load` of `p`, a pointer to the register's bytes;
+/// `splat` of the byte `x`; the others of a pair of registers, `a` of `self` and `b` of `other`,
+/// a block or for `count` a mask).
+macro_rules! lanewise {
+    ($block:ident, $mask:ident, [$($i:tt),*] of $width:literal, kernel: $kernel:expr, |$a:ident, $b:ident| {
+        load($p:ident): $load:expr, splat($x:ident): $splat:expr,
+        and: $and:expr, or: $or:expr, xor: $xor:expr, wrapping_sub: $wsub:expr, saturating_sub: $ssub:expr,
+        saturating_add: $sadd:expr, max: $max:expr, eq: $eq:expr, lt_signed: $lt:expr, ge: $ge:expr, le: $le:expr, count: $count:expr $(,)?
+    }) => {
+        type Mask = $mask;
+        const KERNEL: $crate::platform::simd::Kernel = $kernel;
+
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn load(bytes: &[u8], at: usize) -> $block {
+            let block = bytes[at..at + 64].as_ptr();
+            $block([$({
+                let $p = block.wrapping_add($i * $width);
+                // SAFETY: the caller's guarantee (see `Block64`); `p` points to `width` of the 64
+                // readable bytes (unaligned).
+                unsafe { $load }
+            }),*])
+        }
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn splat(byte: u8) -> $block {
+            let $x = byte;
+            // SAFETY: the caller's guarantee (see `Block64`).
+            let register = unsafe { $splat };
+            $block([register; [$($i),*].len()])
+        }
+        lanewise!(@op and, $block, $block, [$($i),*], $a, $b, $and);
+        lanewise!(@op or, $block, $block, [$($i),*], $a, $b, $or);
+        lanewise!(@op xor, $block, $block, [$($i),*], $a, $b, $xor);
+        lanewise!(@op wrapping_sub, $block, $block, [$($i),*], $a, $b, $wsub);
+        lanewise!(@op saturating_sub, $block, $block, [$($i),*], $a, $b, $ssub);
+        lanewise!(@op saturating_add, $block, $block, [$($i),*], $a, $b, $sadd);
+        lanewise!(@op max, $block, $block, [$($i),*], $a, $b, $max);
+        lanewise!(@op eq, $block, $mask, [$($i),*], $a, $b, $eq);
+        lanewise!(@op lt_signed, $block, $mask, [$($i),*], $a, $b, $lt);
+        lanewise!(@op ge, $block, $mask, [$($i),*], $a, $b, $ge);
+        lanewise!(@op le, $block, $mask, [$($i),*], $a, $b, $le);
+        lanewise!(@op count, $mask, $block, [$($i),*], $a, $b, $count);
+    };
+    (mask $mask:ident, $lanes:tt, |$a:ident, $b:ident| or: $or:expr) => {
+        lanewise!(@op or, $mask, $mask, $lanes, $a, $b, $or);
+    };
+    (@op $name:ident, $other:ident, $out:ident, [$($i:tt),*], $a:ident, $b:ident, $e:expr) => {
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "SWAR's operations are plain Rust")]
+        unsafe fn $name(self, other: $other) -> $out {
+            $out([$({
+                let ($a, $b) = (self.0[$i], other.0[$i]);
+                // SAFETY: the caller's guarantee (see `Block64`).
+                unsafe { $e }
+            }),*])
+        }
+    };
+}
+pub(super) use lanewise;

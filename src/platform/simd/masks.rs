@@ -1,0 +1,237 @@
+//! The masks of 64-byte blocks that `wc`'s and `cat`'s loops use ([`Masks`]), written once
+//! over [`Block64`]'s primitives: bytes equal to one, above one, in a class (controls, ASCII
+//! white space), tallies of them kept in registers, and 64-entry table look-ups. The kernel
+//! families that need more live in files of their own (`utf8.rs`, `notation.rs`, `patterns.rs`).
+
+use super::{Block64, Families, Mask, prefetch_ahead};
+use std::marker::PhantomData;
+
+/// The most blocks one [`Tally`] may count (a byte counter per lane).
+pub const TALLY_MAX: usize = 255;
+
+/// For each low nibble, the ASCII white-space byte that has it (SPACE, TAB, LF, VT, FF, CR),
+/// or a byte with another low nibble (which no byte with this nibble equals).
+const SPACE_BY_LOW_NIBBLE: [u8; 16] =
+    [b' ', 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'\t', b'\n', 0x0b, 0x0c, b'\r', 0xff, 0];
+
+/// The masks of 64-byte blocks that `wc`'s and `cat`'s loops use, in the instruction set of
+/// `B`: bit i of each result stands for `block[i]`. Only [`super::with_masks`] makes one, after
+/// it checked that the CPU has the set: holding one proves that `B`'s instructions can run.
+#[derive(Clone, Copy)]
+pub struct Masks<B> {
+    /// The kernel of each family that runs with `B` on this CPU.
+    families: Families,
+    block: PhantomData<B>,
+}
+
+/// A running count of the bytes of up to [`TALLY_MAX`] blocks that a compare found, kept in
+/// vector registers (see [`Masks::tally`]).
+#[derive(Clone, Copy)]
+pub struct Tally<B>(B);
+
+impl<B: Block64> Masks<B> {
+    /// # Safety
+    /// The CPU has `B`'s instruction set and every extension `families` names; what uses the
+    /// masks is compiled for `B`'s set.
+    #[inline(always)]
+    pub(super) unsafe fn new(families: Families) -> Masks<B> {
+        Masks { families, block: PhantomData }
+    }
+
+    /// The kernel of each family that runs with these masks.
+    #[inline(always)]
+    pub fn families(self) -> Families {
+        self.families
+    }
+
+    /// `block[i] == byte`.
+    #[inline(always)]
+    pub fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: holding a `Masks<B>` proves the CPU has B's instruction set (see `Masks`),
+        // and the methods below say so by "see `eq`".
+        unsafe { B::load(block, 0).eq(B::splat(byte)).bits() }
+    }
+
+    /// `block[i]` is one of `bytes` (one bit mask of all the compares).
+    #[inline(always)]
+    pub fn eq_any<const N: usize>(self, block: &[u8; 64], bytes: [u8; N]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            let mut mask = v.eq(B::splat(bytes[0]));
+            for &byte in &bytes[1..] {
+                mask = mask.or(v.eq(B::splat(byte)));
+            }
+            mask.bits()
+        }
+    }
+
+    /// `block[i] >= 0x80`.
+    #[inline(always)]
+    pub fn high(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { B::load(block, 0).signs().bits() }
+    }
+
+    /// `block[i] >= byte` (unsigned).
+    #[inline(always)]
+    pub fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { B::load(block, 0).ge(B::splat(byte)).bits() }
+    }
+
+    /// UTF-8 continuation bytes: `0x80 <= block[i] <= 0xbf`.
+    #[inline(always)]
+    pub fn continuation(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`. Signed, 0x80..=0xbf are -128..=-65: the bytes below 0xc0 (-64).
+        unsafe { B::load(block, 0).lt_signed(B::splat(0xc0)).bits() }
+    }
+
+    /// Below 0x20, 0x7f, or above: the bytes `cat -v` shows in `^` or `M-` notation (and TAB
+    /// and LF).
+    #[inline(always)]
+    pub fn control_or_high(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`. Signed, 0x80..=0xff are negative: "below 0x20" takes both ends.
+        unsafe {
+            let v = B::load(block, 0);
+            v.lt_signed(B::splat(0x20)).or(v.eq(B::splat(0x7f))).bits()
+        }
+    }
+
+    /// ASCII controls: below 0x20, and 0x7f.
+    #[inline(always)]
+    pub fn controls(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            v.le(B::splat(0x1f)).or(v.eq(B::splat(0x7f))).bits()
+        }
+    }
+
+    /// ASCII white space (TAB, LF, VT, FF, CR, SPACE), or `extra` (a single-byte locale's
+    /// no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
+    #[inline(always)]
+    pub fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe {
+            let v = B::load(block, 0);
+            let space = if B::KERNEL.table_lookups() {
+                // One look-up: each byte gets the one white-space byte with its low nibble.
+                v.lookup_low_nibble(&SPACE_BY_LOW_NIBBLE).eq(v)
+            } else {
+                // TAB..CR are the bytes b with b - 9 (wrapping) at most 4; then SPACE.
+                v.wrapping_sub(B::splat(9)).le(B::splat(4)).or(v.eq(B::splat(b' ')))
+            };
+            match extra {
+                Some(byte) => space.or(v.eq(B::splat(byte))),
+                None => space,
+            }
+            .bits()
+        }
+    }
+
+    /// The length of the longest prefix of `buf` made of whole 64-byte blocks of ASCII.
+    #[inline(always)]
+    pub fn ascii_blocks(self, buf: &[u8]) -> usize {
+        let mut n = 0;
+        for block in buf.chunks_exact(64) {
+            // SAFETY: see `eq`.
+            if unsafe { B::load(block, 0).signs().any() } {
+                break;
+            }
+            n += 64;
+        }
+        n
+    }
+
+    /// A count at zero.
+    #[inline(always)]
+    pub fn tally_new(self) -> Tally<B> {
+        // SAFETY: see `eq`.
+        Tally(unsafe { B::splat(0) })
+    }
+
+    /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
+    #[inline(always)]
+    pub fn tally(self, tally: Tally<B>, block: &[u8; 64], byte: u8) -> Tally<B> {
+        // SAFETY: see `eq`.
+        Tally(unsafe { tally.0.count(B::load(block, 0).eq(B::splat(byte))) })
+    }
+
+    /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`] in
+    /// the same count).
+    #[inline(always)]
+    pub fn tally_continuation(self, tally: Tally<B>, block: &[u8; 64]) -> Tally<B> {
+        // SAFETY: see `eq` and `continuation`.
+        Tally(unsafe { tally.0.count(B::load(block, 0).lt_signed(B::splat(0xc0))) })
+    }
+
+    /// The count.
+    #[inline(always)]
+    pub fn tally_total(self, tally: Tally<B>) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { tally.0.sum() }
+    }
+
+    /// How many bytes of `buf` equal `byte`.
+    #[inline(always)]
+    pub fn count_byte(self, buf: &[u8], byte: u8) -> u64 {
+        // SAFETY: see `eq`.
+        unsafe { count_byte::<B>(buf, byte) }
+    }
+
+    /// Whether [`Self::lookup64`] of a whole block costs less than handling its bytes one by
+    /// one: a vector look-up here; else a loop over 64 bytes, which pays only where the block
+    /// holds many bytes that need one.
+    #[inline(always)]
+    pub fn lookups_pay(self) -> bool {
+        B::KERNEL.table_lookups()
+    }
+
+    /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
+    /// `table[block[i] & 63] & select[r] != 0`.
+    #[inline(always)]
+    pub fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        // SAFETY: see `eq`.
+        unsafe {
+            let r = B::load(block, 0).lookup64(table);
+            [r.test(select[0]), r.test(select[1]), r.test(select[2])]
+        }
+    }
+}
+
+/// The bytes of `buf` equal to `byte`: the compares of each pair of blocks counted in byte
+/// lanes, summed before any lane could wrap (two a pair, 127 pairs).
+///
+/// # Safety
+/// The CPU has `B`'s instruction set (see [`Block64`]).
+#[inline(always)]
+unsafe fn count_byte<B: Block64>(buf: &[u8], byte: u8) -> u64 {
+    // SAFETY: the caller's guarantee; each load is of 64 bytes inside its pair or block.
+    unsafe {
+        let needle = B::splat(byte);
+        let mut pairs = buf.chunks_exact(128);
+        let mut total = 0;
+        loop {
+            let mut lanes = B::splat(0);
+            let mut n = 0;
+            for pair in pairs.by_ref().take(127) {
+                // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
+                prefetch_ahead(pair, 0);
+                prefetch_ahead(pair, 64);
+                lanes = lanes.count(B::load(pair, 0).eq(needle)).count(B::load(pair, 64).eq(needle));
+                n += 1;
+            }
+            total += lanes.sum();
+            if n < 127 {
+                break;
+            }
+        }
+        let mut rest = pairs.remainder();
+        if rest.len() >= 64 {
+            total += B::splat(0).count(B::load(rest, 0).eq(needle)).sum();
+            rest = &rest[64..];
+        }
+        total + rest.iter().filter(|&&b| b == byte).count() as u64
+    }
+}

@@ -4,6 +4,7 @@
 //! families that need more live in files of their own (`utf8.rs`, `notation.rs`, `patterns.rs`).
 
 use super::{Block64, Families, Mask, prefetch_ahead};
+use crate::platform::cpu::Features;
 use std::marker::PhantomData;
 
 /// The most blocks one [`Tally`] may count (a byte counter per lane).
@@ -19,8 +20,9 @@ const SPACE_BY_LOW_NIBBLE: [u8; 16] =
 /// it checked that the CPU has the set: holding one proves that `B`'s instructions can run.
 #[derive(Clone, Copy)]
 pub struct Masks<B> {
-    /// The kernel of each family that runs with `B` on this CPU.
-    families: Families,
+    /// The CPU's features, which choose the kernel of each family that runs with `B` (see
+    /// [`Self::families`]).
+    features: Features,
     block: PhantomData<B>,
 }
 
@@ -31,17 +33,18 @@ pub struct Tally<B>(B);
 
 impl<B: Block64> Masks<B> {
     /// # Safety
-    /// The CPU has `B`'s instruction set and every extension `families` names; what uses the
-    /// masks is compiled for `B`'s set.
+    /// The CPU has `B`'s instruction set and every feature in `features`; what uses the masks
+    /// is compiled for `B`'s set.
     #[inline(always)]
-    pub(super) unsafe fn new(families: Families) -> Masks<B> {
-        Masks { families, block: PhantomData }
+    pub(super) unsafe fn new(features: Features) -> Masks<B> {
+        Masks { features, block: PhantomData }
     }
 
-    /// The kernel of each family that runs with these masks.
+    /// The kernel of each family that runs with these masks: known when compiled where it
+    /// depends on `B` alone (AVX2 always runs AVX2's notation), else a test of a feature.
     #[inline(always)]
     pub fn families(self) -> Families {
-        self.families
+        Families::of(B::KERNEL, self.features)
     }
 
     /// `block[i] == byte`.

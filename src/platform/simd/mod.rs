@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 mod aarch64;
 mod block;
 mod masks;
-mod notation;
+pub mod notation;
 mod patterns;
 // The portable kernel, on every build.
 mod swar;
@@ -198,6 +198,7 @@ pub struct Families {
 
 impl Families {
     /// Each family's kernel with `kernel` on a CPU with `features`.
+    #[inline(always)]
     pub fn of(kernel: Kernel, features: super::cpu::Features) -> Families {
         Families { notation: notation::choose(kernel, features), utf8: utf8::choose(kernel, features) }
     }
@@ -218,21 +219,19 @@ pub trait WithMasks {
 /// SWAR masks; the baseline kernels (SSE2 on x86-64, NEON on aarch64) the baseline's.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
-    let kernel = kernel.or_below();
-    let families = Families::of(kernel, super::cpu::features());
-    match kernel {
+    let features = super::cpu::features();
+    match kernel.or_below() {
         // SAFETY: `or_below` gives a kernel the CPU runs: it has every one of the kernel's
-        // target features (`Kernel::is_available`), and `Families::of` names only extensions
-        // the CPU has.
+        // target features (`Kernel::is_available`), and `features` are the CPU's.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
-        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, families) },
+        Kernel::Avx512 => unsafe { x86_64::with_avx512(work, features) },
         // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        Kernel::Avx2 => unsafe { x86_64::with_avx2(work, families) },
+        Kernel::Avx2 => unsafe { x86_64::with_avx2(work, features) },
         // SAFETY: SWAR is plain Rust: every CPU runs it.
-        Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(families) }),
+        Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(features) }),
         // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.
-        _ => work.run(unsafe { Masks::<Baseline>::new(families) }),
+        _ => work.run(unsafe { Masks::<Baseline>::new(features) }),
     }
 }
 

@@ -1,10 +1,44 @@
-//! `cat -v`'s notation of whole 64-byte blocks (`M-` for bytes above 0x7f, `^` for controls,
-//! TAB and LF as `-T` and `-E` say): the kernels that build a block's notation in registers,
-//! whatever how many of its bytes need it. Where a kernel has none, `cat` maps the bytes itself
-//! (`cat::format::map`), by the same table these kernels are tested against.
+//! `cat -v`'s notation: [`shown`], the one definition of what `cat` shows for each byte, and the
+//! kernels that build the notation of whole 64-byte blocks in registers, whatever how many of
+//! their bytes need it. Where a kernel has none, `cat` maps the bytes itself
+//! (`cat::format::map`), from tables made by [`shown`], which the kernels are tested against.
 
 use super::{Block64, Kernel, Masks};
 use crate::platform::cpu::Features;
+
+/// What `cat` shows for `byte`, and how many of the four bytes: with `nonprinting` (-v), `M-`
+/// before a byte above 0x7f (then taken less 0x80), and a control as `^` and the byte with
+/// bit 6 flipped (DEL as `^?`); TAB as `^I` with `tabs`, else as itself (also under -v); LF
+/// as `$` LF with `ends`. Without -v, CR as `^M` with `ends` (GNU 9.12 shows a CR so only just
+/// before a LF: callers ask for it only there).
+pub const fn shown(byte: u8, nonprinting: bool, tabs: bool, ends: bool) -> ([u8; 4], usize) {
+    match byte {
+        b'\n' if ends => ([b'$', b'\n', 0, 0], 2),
+        b'\n' => ([b'\n', 0, 0, 0], 1),
+        b'\t' if tabs => ([b'^', b'I', 0, 0], 2),
+        b'\t' => ([b'\t', 0, 0, 0], 1),
+        b'\r' if ends && !nonprinting => ([b'^', b'M', 0, 0], 2),
+        _ if !nonprinting => ([byte, 0, 0, 0], 1),
+        _ => {
+            let mut out = [0; 4];
+            let mut len = 0;
+            if byte >= 0x80 {
+                out = [b'M', b'-', 0, 0];
+                len = 2;
+            }
+            let low = byte & 0x7f;
+            if low < 0x20 || low == 0x7f {
+                out[len] = b'^';
+                out[len + 1] = low ^ 0x40;
+                len += 2;
+            } else {
+                out[len] = low;
+                len += 1;
+            }
+            (out, len)
+        }
+    }
+}
 
 /// How a kernel writes the notation of whole blocks (see [`choose`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,13 +54,16 @@ pub enum Notation {
 }
 
 /// What [`Notation::Permutes`] needs beyond the AVX-512 kernel's features.
+#[cfg(test)]
 pub const PERMUTES_FEATURES: [&str; 2] = ["avx512vbmi", "avx512vbmi2"];
 
 /// The notation kernel of `kernel` on a CPU with `features`: AVX-512 with VBMI and VBMI2 has
 /// one of its own; AVX-512 without them runs AVX2's (its code is compiled for AVX2 too).
+#[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Notation {
     match kernel {
-        Kernel::Avx512 if features.has_all(&PERMUTES_FEATURES) => Notation::Permutes,
+        // (PERMUTES_FEATURES, which a test holds to this.)
+        Kernel::Avx512 if features.avx512vbmi && features.avx512vbmi2 => Notation::Permutes,
         Kernel::Avx512 | Kernel::Avx2 => Notation::Shuffles,
         Kernel::Neon | Kernel::Sse2 | Kernel::Portable => Notation::Steps,
     }
@@ -48,7 +85,7 @@ impl<B: Block64> Masks<B> {
                 // `Masks::new`); POPCNT comes with the AVX-512 kernel.
                 return unsafe { super::x86_64::notation_vbmi2::notation_blocks(input, tabs, ends, out) };
             }
-            if B::KERNEL.has_avx2() && self.families().notation != Notation::Steps {
+            if B::KERNEL.has_avx2() && self.families().notation == Notation::Shuffles {
                 // SAFETY: `B`'s set includes AVX2 (`Kernel::has_avx2`), which holding `Masks<B>`
                 // proves the CPU runs (see `Masks::new`).
                 return unsafe { super::x86_64::notation_avx2::notation_blocks(input, tabs, ends, out) };

@@ -139,16 +139,17 @@ impl Runner {
 /// Every kernel this build and CPU have, and AVX-512 without VBMI where its families differ.
 fn runners(test: &str) -> Vec<Runner> {
     let mut runners: Vec<Runner> = kernels(test).into_iter().map(Runner::Kernel).collect();
-    if Kernel::Avx512.is_available() && Runner::Kernel(Kernel::Avx512).families() != without_vbmi() {
+    if Kernel::Avx512.is_available()
+        && Runner::Kernel(Kernel::Avx512).families() != Families::of(Kernel::Avx512, without_vbmi())
+    {
         runners.push(Runner::Avx512WithoutVbmi);
     }
     runners
 }
 
-/// The families of the AVX-512 kernel on this CPU without VBMI and VBMI2.
-fn without_vbmi() -> Families {
-    let features = Features { avx512vbmi: false, avx512vbmi2: false, ..crate::platform::cpu::features() };
-    Families::of(Kernel::Avx512, features)
+/// This CPU's features without VBMI and VBMI2.
+fn without_vbmi() -> Features {
+    Features { avx512vbmi: false, avx512vbmi2: false, ..crate::platform::cpu::features() }
 }
 
 /// `probe()` (a new one each time) asked of every [`Runner`]: each answer with the name of
@@ -299,24 +300,28 @@ fn block_masks_mark_exactly_their_bytes() {
     }
 }
 
-/// `cat -v` notation of one byte (`tabs`: TAB as `^I`; `ends`: LF as `$` LF).
+/// `cat -v` notation of one byte, by the one definition.
 fn notation(b: u8, tabs: bool, ends: bool) -> Vec<u8> {
-    match b {
-        b'\n' if ends => b"$\n".to_vec(),
-        b'\n' => b"\n".to_vec(),
-        b'\t' if !tabs => b"\t".to_vec(),
-        _ => {
-            let mut v = Vec::new();
+    let (bytes, len) = super::notation::shown(b, true, tabs, ends);
+    bytes[..len].to_vec()
+}
+
+/// [`super::notation::shown`] under -v, written out for every byte: `M-` above 0x7f, `^` and
+/// the byte with bit 6 flipped for controls and DEL, TAB and LF as -T and -E say.
+#[test]
+fn the_notation_is_cat_v_for_every_byte() {
+    for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
+        for b in 0..=255u8 {
             let low = b & 0x7f;
-            if b >= 0x80 {
-                v.extend_from_slice(b"M-");
+            let mut want = if b >= 0x80 { b"M-".to_vec() } else { Vec::new() };
+            match (b, low) {
+                (b'\n', _) => want = if ends { b"$\n".to_vec() } else { b"\n".to_vec() },
+                (b'\t', _) if !tabs => want = b"\t".to_vec(),
+                (_, 0x7f) => want.extend_from_slice(b"^?"),
+                (_, 0..0x20) => want.extend_from_slice(&[b'^', low + 0x40]),
+                _ => want.push(low),
             }
-            match low {
-                0x7f => v.extend_from_slice(b"^?"),
-                0..0x20 => v.extend_from_slice(&[b'^', low + 0x40]),
-                _ => v.push(low),
-            }
-            v
+            assert_eq!(notation(b, tabs, ends), want, "{b:#04x} tabs {tabs} ends {ends}");
         }
     }
 }
@@ -875,5 +880,19 @@ fn each_family_runs_the_best_kernel_the_cpu_has() {
     ] {
         assert_eq!(Kernel::fastest(features), kernel, "{cpu}");
         assert_eq!(Families::of(kernel, features), Families { notation, utf8 }, "{cpu}");
+    }
+}
+
+/// The families' choosers test the features their kernels are compiled for beyond the AVX-512
+/// kernel's (`PERMUTES_FEATURES`, which `kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for`
+/// holds to the code), and nothing else.
+#[test]
+fn the_permutes_need_exactly_their_features() {
+    for (vbmi, vbmi2) in [(false, false), (true, false), (false, true), (true, true)] {
+        let features = Features { avx512vbmi: vbmi, avx512vbmi2: vbmi2, ..Features::default() };
+        let notation = super::notation::choose(Kernel::Avx512, features) == Notation::Permutes;
+        assert_eq!(notation, features.has_all(&super::notation::PERMUTES_FEATURES), "{features:?}");
+        let utf8 = super::utf8::choose(Kernel::Avx512, features) == Utf8Check::Permutes;
+        assert_eq!(utf8, features.has_all(&super::utf8::PERMUTES_FEATURES), "{features:?}");
     }
 }

@@ -32,13 +32,16 @@ pub enum Utf8Check {
 }
 
 /// What [`Utf8Check::Permutes`] needs beyond the AVX-512 kernel's features.
+#[cfg(test)]
 pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 
 /// The UTF-8 check of `kernel` on a CPU with `features`: AVX-512 with VBMI has a batch check
 /// of its own; AVX-512 without it runs AVX2's (its code is compiled for AVX2 too).
+#[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {
-        Kernel::Avx512 if features.has_all(&PERMUTES_FEATURES) => Utf8Check::Permutes,
+        // (PERMUTES_FEATURES, which a test holds to this.)
+        Kernel::Avx512 if features.avx512vbmi => Utf8Check::Permutes,
         Kernel::Avx512 | Kernel::Avx2 => Utf8Check::LookupsAndThree,
         Kernel::Neon => Utf8Check::Lookups,
         Kernel::Sse2 | Kernel::Portable => Utf8Check::Compares,

@@ -1,19 +1,20 @@
 //! AVX2: a block is two 32-byte registers; the work runs in a function compiled for AVX2 (with
 //! BMI1/2, POPCNT and LZCNT, so that what it inlines uses them too).
 
+use crate::platform::cpu::Features;
 use crate::platform::simd::block::{Block64, Mask, lanewise};
-use crate::platform::simd::{Families, Kernel, Masks, WithMasks};
+use crate::platform::simd::{Kernel, Masks, WithMasks};
 use std::arch::x86_64::*;
 
 /// Runs `work` with the AVX2 masks, compiled for AVX2.
 ///
 /// # Safety
-/// The CPU has AVX2, BMI1, BMI2, POPCNT and LZCNT, and every extension `families` names.
+/// The CPU has AVX2, BMI1, BMI2, POPCNT and LZCNT, and every feature in `features`.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
-pub unsafe fn with_avx2<W: WithMasks>(work: W, families: Families) -> W::Output {
+pub unsafe fn with_avx2<W: WithMasks>(work: W, features: Features) -> W::Output {
     // SAFETY: the caller's guarantee; `work` is inlined here, compiled for AVX2.
-    work.run(unsafe { Masks::<Avx2>::new(families) })
+    work.run(unsafe { Masks::<Avx2>::new(features) })
 }
 
 /// 64 bytes in two AVX2 registers.

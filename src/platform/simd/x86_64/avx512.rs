@@ -3,20 +3,21 @@
 //! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT, so that the AVX2 kernels of the families run
 //! in it too).
 
+use crate::platform::cpu::Features;
 use crate::platform::simd::block::{Block64, Mask, lanewise};
-use crate::platform::simd::{Families, Kernel, Masks, WithMasks};
+use crate::platform::simd::{Kernel, Masks, WithMasks};
 use std::arch::x86_64::*;
 
 /// Runs `work` with the AVX-512 masks, compiled for AVX-512.
 ///
 /// # Safety
-/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and every extension
-/// `families` names (VBMI, VBMI2).
+/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and every feature in
+/// `features`.
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
-pub unsafe fn with_avx512<W: WithMasks>(work: W, families: Families) -> W::Output {
+pub unsafe fn with_avx512<W: WithMasks>(work: W, features: Features) -> W::Output {
     // SAFETY: the caller's guarantee; `work` is inlined here, compiled for AVX-512.
-    work.run(unsafe { Masks::<Avx512>::new(families) })
+    work.run(unsafe { Masks::<Avx512>::new(features) })
 }
 
 /// 64 bytes in one AVX-512 register.

@@ -1,0 +1,285 @@
+//! The formatting that needs no line state, a byte-to-bytes mapping: -v (-A, -e, -t) without
+//! -n or -s, and -T or -E without -v, -n or -s. A block's mask of the bytes to look up
+//! ([`Marked`]) splits it into runs copied as they are and single bytes shown as the table says.
+
+use super::notation::{Marked, Shown, Table};
+use super::out::{OutBuf, put_shown_at};
+use crate::platform;
+use crate::platform::simd::{Block64, Masks, Notation};
+
+/// The output room of one block in [`map_block`]: where a notation may start, below 128 (a
+/// block with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as the
+/// compiler knows a notation's length), plus the 64 bytes a copy writes.
+pub(super) const SLOT: usize = 128 + 256 + 64;
+
+/// Steps of [`map_block`] between two tests of whether a block has bytes left.
+const STEPS: usize = 4;
+
+/// Input bytes of a group: blocks whose output goes into one area of fixed size, so that no
+/// block checks its slot's bounds or reloads their limits. Four groups and the 65 bytes read
+/// past the last fit a 64 KiB chunk (cat's reads and mapped pieces).
+const GROUP: usize = 64 * 254;
+
+/// A group's output area: its worst case (4 bytes a byte) rounded up to a power of two, which
+/// the output offsets are taken modulo (one `and`, no division).
+const GROUP_OUT: usize = 1 << 16;
+
+/// Maps every byte of `input` onto the end of `out` (which has room for it: `OutBuf::room_for`),
+/// the bytes `marked` through its table, the others as they are.
+#[inline(always)]
+pub(super) fn map<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut OutBuf) {
+    // A loop for each kind of mark, which it then knows: a match on it in the loop took a
+    // load and a branch a block, and registers the loop needed for its constants.
+    match marked {
+        Marked::Nonprinting { tabs, ends } => map_marked(m, input, Marked::Nonprinting { tabs, ends }, out),
+        Marked::Tabs => map_marked(m, input, Marked::Tabs, out),
+        Marked::Ends { tabs } => map_marked(m, input, Marked::Ends { tabs }, out),
+    }
+}
+
+/// [`map`] of one kind of mark.
+#[inline(always)]
+fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut OutBuf) {
+    const { assert!(4 * GROUP <= GROUP_OUT) };
+    // Four bytes at most a byte, and a slot past the last block's start.
+    assert!(out.has_room(4 * input.len() + SLOT), "OutBuf too small");
+    let table = marked.table();
+    let (data, mut len) = out.parts();
+    let mut base = 0;
+    while base + GROUP + 65 <= input.len() && len + GROUP_OUT + SLOT <= data.len() {
+        let src: &[u8; GROUP + 65] = input[base..base + GROUP + 65].try_into().unwrap();
+        let area: &mut [u8; GROUP_OUT + SLOT] = (&mut data[len..len + GROUP_OUT + SLOT]).try_into().unwrap();
+        let mut end = 0;
+        for at in (0..GROUP).step_by(64) {
+            platform::simd::prefetch_ahead(input, base + at);
+            // At most 4 * at: the `%` only shows the compiler that the slot fits the area.
+            let to = end % GROUP_OUT;
+            let slot = (&mut area[to..to + SLOT]).try_into().unwrap();
+            end = to + map_block(m, src[at..at + 129].try_into().unwrap(), 64, table, marked, slot);
+        }
+        len += end;
+        base += GROUP;
+    }
+    while base + 129 <= input.len() {
+        platform::simd::prefetch_ahead(input, base);
+        let slot = (&mut data[len..len + SLOT]).try_into().unwrap();
+        len += map_block(m, input[base..base + 129].try_into().unwrap(), 64, table, marked, slot);
+        base += 64;
+    }
+    // The last bytes (up to two blocks), in a copy padded with spaces, which show as
+    // themselves; a CR at the very end is never in `input` under -E (the formatter holds it).
+    let rest = &input[base..];
+    let mut padded = [b' '; 64 + 129];
+    padded[..rest.len()].copy_from_slice(rest);
+    for at in (0..rest.len()).step_by(64) {
+        let slot = (&mut data[len..len + SLOT]).try_into().unwrap();
+        len += map_block(m, padded[at..at + 129].try_into().unwrap(), (rest.len() - at).min(64), table, marked, slot);
+    }
+    out.set_len(len);
+}
+
+/// The first `len` bytes of `src` (at most 64) mapped at the start of `dst` (`table`:
+/// `marked`'s); returns the
+/// output's length. Up to 65 bytes past the block are read, and written past its output, to be
+/// overwritten.
+///
+/// The block is copied whole, and after each byte to look up its notation is stored and the
+/// block's rest copied again further on. The steps go four at a time without a branch: a step
+/// after the last byte (`at` 64) grows nothing and copies the block's end again. How many bytes
+/// a block notates varies at random in text; a loop that stopped at the last one would
+/// mispredict its exit nearly every block. A block with many bytes to notate goes to the
+/// kernel's notation where there is one, else byte by byte.
+#[inline(always)]
+fn map_block<B: Block64>(
+    m: Masks<B>,
+    src: &[u8; 129],
+    len: usize,
+    table: &Table,
+    marked: Marked,
+    dst: &mut [u8; SLOT],
+) -> usize {
+    let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n') & (u64::MAX >> (64 - len));
+    if let Marked::Nonprinting { tabs, ends } = marked {
+        // Its cost is the same for every block: three rounds of steps and more cost more.
+        let dense = len == 64 && mask.count_ones() as usize > 2 * STEPS;
+        if dense && m.families().notation != Notation::Steps {
+            let (_, written) = m.notation(&src[..64], tabs, ends, &mut dst[..256]);
+            return written;
+        }
+    }
+    if mask.count_ones() > 16 {
+        // Mostly bytes to look up (binary data, or many empty lines under -E): byte by byte
+        // through the table, which maps the others to themselves. (At most 4 * 63 bytes before
+        // the last: the `% 256` only shows the compiler that each 4-byte store fits the slot.)
+        let mut to = 0;
+        for at in 0..len {
+            to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
+        }
+        return to;
+    }
+    dst[..64].copy_from_slice(&src[..64]);
+    // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only shows
+    // the compiler the bounds).
+    let mut grown = 0usize;
+    if mask != 0 {
+        loop {
+            for _ in 0..STEPS {
+                let at = mask.trailing_zeros() as usize;
+                mask &= mask.wrapping_sub(1);
+                let shown: Shown = table[usize::from(src[at])];
+                let to = (at + grown) % 128;
+                dst[to..to + 4].copy_from_slice(&shown.bytes());
+                // All ones while a byte is left, else none.
+                let grow = shown.grow() & (at >> 6).wrapping_sub(1);
+                grown += grow;
+                debug_assert!(grown <= 3 * 16);
+                let to = to + 1 + grow;
+                dst[to..to + 64].copy_from_slice(&src[at + 1..at + 65]);
+            }
+            if mask == 0 {
+                break;
+            }
+        }
+    }
+    len + grown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::simd::WithMasks;
+
+    /// `map` in every kernel (the whole-block notation of AVX-512 VBMI2 left aside, as on CPUs
+    /// without it) against the one definition byte by byte (-v), or against what -T and -E show
+    /// without it: inputs from no byte needing notation to all of them, at every length around
+    /// the block, slot and group sizes.
+    #[test]
+    fn map_matches_the_notation_in_every_kernel() {
+        struct Map<'a>(&'a [u8], Marked, &'a mut OutBuf);
+        impl WithMasks for Map<'_> {
+            type Output = ();
+            #[inline(always)]
+            fn run<B: Block64>(self, m: Masks<B>) {
+                map(m, self.0, self.1, self.2);
+            }
+        }
+        // -T and -E without -v, written out: TAB `^I`, LF `$` LF, CR `^M` just before a LF.
+        let visible = |input: &[u8], tabs: bool, ends: bool| -> Vec<u8> {
+            let mut out = Vec::new();
+            for (at, &b) in input.iter().enumerate() {
+                match b {
+                    b'\t' if tabs => out.extend_from_slice(b"^I"),
+                    b'\n' if ends => out.extend_from_slice(b"$\n"),
+                    b'\r' if ends && input.get(at + 1) == Some(&b'\n') => out.extend_from_slice(b"^M"),
+                    _ => out.push(b),
+                }
+            }
+            out
+        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut inputs = Vec::new();
+        let lengths = (0..300).chain([383, 384, 385, 1000, 4096 + 7]);
+        for (round, len) in lengths.enumerate() {
+            // One byte in `1 << density` needs notation (none for the last density).
+            let density = round % 7;
+            let mut input = Vec::with_capacity(len);
+            for _ in 0..len {
+                let r = next();
+                input.push(if r % 16 == 1 {
+                    [b'\n', b'\t', 0, 0x7f, b'\r'][(r >> 8) as usize % 5]
+                } else if density < 6 && (r >> 4) % (1 << density) == 0 {
+                    (r >> 32) as u8 | 0x80
+                } else {
+                    b'a' + (r >> 40) as u8 % 26
+                });
+            }
+            inputs.push((input, format!("length {len} density {density}")));
+        }
+        // Groups and what is left after them: every density in turn, 1000 bytes each, over
+        // three groups and more.
+        let mut input = Vec::new();
+        for round in 0..3 * GROUP / 1000 + 5 {
+            let density = round % 7;
+            input.extend((0..1000).map(|_| {
+                let r = next();
+                if density < 6 && r % (1 << density) == 0 {
+                    (r >> 32) as u8 | 0x80
+                } else {
+                    b'a' + (r >> 40) as u8 % 26
+                }
+            }));
+            input.push(if round % 2 == 0 { b'\n' } else { b'\t' });
+        }
+        inputs.push((input, "densities in turn".to_string()));
+        // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the slot
+        // loop steps four at a time and goes byte by byte above 16), at random places, the
+        // block's first and last byte among them in turn; any byte value that needs notation.
+        for shift in 0..3 {
+            let mut input = vec![b'x'; shift];
+            for count in (0..=24).chain([48, 64]).chain((0..=24).rev()) {
+                let mut block = [b'a'; 64];
+                let mut placed = 0;
+                if count > 0 {
+                    block[[0, 63, 31][count % 3]] = 0x80;
+                    placed = 1;
+                }
+                while placed < count {
+                    let at = next() as usize % 64;
+                    if block[at] == b'a' {
+                        let r = next() as u8;
+                        block[at] = if r % 3 == 0 { r % 32 } else { r | 0x80 };
+                        placed += 1;
+                    }
+                }
+                input.extend_from_slice(&block);
+            }
+            inputs.push((input, format!("counted blocks after {shift} bytes")));
+        }
+        // Lines of every length from 0 to 70 (empty lines in a row: more than 16 LFs a block),
+        // ending in LF or CR LF, with TABs and lone CRs, CR LF across every block boundary.
+        for shift in 0..3 {
+            let mut input = vec![b'x'; shift];
+            for len in (0..70).chain((0..40).rev()) {
+                input.extend((0..len).map(|i| match (i * 7 + len) % 11 {
+                    0 => b'\t',
+                    1 => b'\r',
+                    _ => b'y',
+                }));
+                input.extend_from_slice(if len % 3 == 0 { b"\r\n" } else { b"\n" });
+            }
+            input.extend_from_slice(&[b'\n'; 100]);
+            input.extend(b"\r\n".repeat(50));
+            inputs.push((input, format!("lines after {shift} bytes")));
+        }
+        for (input, what) in &inputs {
+            for marked in [
+                Marked::Nonprinting { tabs: true, ends: true },
+                Marked::Nonprinting { tabs: true, ends: false },
+                Marked::Nonprinting { tabs: false, ends: true },
+                Marked::Nonprinting { tabs: false, ends: false },
+                Marked::Tabs,
+                Marked::Ends { tabs: false },
+                Marked::Ends { tabs: true },
+            ] {
+                let want: Vec<u8> = match marked {
+                    Marked::Nonprinting { tabs, ends } => input
+                        .iter()
+                        .flat_map(|&b| {
+                            let (bytes, len) = crate::platform::simd::notation::shown(b, true, tabs, ends);
+                            bytes[..len].to_vec()
+                        })
+                        .collect(),
+                    Marked::Tabs => visible(input, true, false),
+                    Marked::Ends { tabs } => visible(input, tabs, true),
+                };
+                for kernel in crate::testing::kernels("cat::format::map::map_matches_the_notation_in_every_kernel") {
+                    let mut out = OutBuf::room_for(3, input.len());
+                    out.put(b"abc");
+                    platform::simd::with_masks(kernel, Map(input, marked, &mut out));
+                    assert_eq!(&out.as_slice()[..3], b"abc");
+                    assert!(out.as_slice()[3..] == want[..], "{kernel:?} {marked:?} {what}");
+                }
+            }
+        }
+    }
+}

@@ -130,27 +130,15 @@ pub fn feed<C: Consumer>(
         // Stretches while the file (as it was) has at least MAP_MIN left.
         while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
             let stretch = if only == Some(Way::Map) { end.mapped_stretch() } else { STRETCH };
-            let mut len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
+            let len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
             if len == 0 {
                 return Ok(());
             }
-            let way = only.unwrap_or_else(|| chooser.next());
-            if only.is_none() && !chooser.is_chosen(way) {
-                // A round that measures: its cost is per byte, and short enough is as good as long.
-                len = match way {
-                    Way::Read => len.min(READ_PROBE),
-                    // Up to the next 2 MiB boundary, or the one after where that is near: a few
-                    // pages mapped would time the map and unmap, not the mapping.
-                    Way::Map => {
-                        let rest = MAP_PROBE - at % MAP_PROBE;
-                        len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })
-                    }
-                };
-            }
-            let start = if only.is_none() { platform::thread_cpu_time() } else { None };
-            // A timed mapped round over whole 2 MiB folios counts its page faults.
-            let look = way == Way::Map && only.is_none() && at % MAP_PROBE == 0 && len % MAP_PROBE == 0;
-            let faults = if look { platform::thread_minor_faults() } else { None };
+            let next = chooser.next();
+            let round = Round::plan(at, len, only, next, chooser.is_chosen(next));
+            let start = if round.timed { platform::thread_cpu_time() } else { None };
+            let faults = if round.count_faults { platform::thread_minor_faults() } else { None };
+            let (way, len) = (round.way, round.len);
             let fed = match way {
                 Way::Map => {
                     let Ok(map) = platform::Mapping::new(fd, at, len as usize) else {
@@ -160,7 +148,8 @@ pub fn feed<C: Consumer>(
                     };
                     let mapped = feed_mapping(fd, at, &map, piece, consumer)?;
                     behind = true;
-                    if let (Some(before), Some(after)) = (faults, look.then(platform::thread_minor_faults).flatten()) {
+                    let after = faults.and_then(|_| platform::thread_minor_faults());
+                    if let (Some(before), Some(after)) = (faults, after) {
                         if whole_folios(after.saturating_sub(before), mapped.len) {
                             only = Some(Way::Map);
                         }
@@ -204,6 +193,41 @@ pub fn feed<C: Consumer>(
         };
         read_some(fd, buf, rest, consumer).map(drop)
     })
+}
+
+/// One round of [`feed`] over a stretch: which way, how many bytes, whether it is timed for the
+/// chooser, and whether its page faults are counted (see [`whole_folios`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Round {
+    way: Way,
+    len: u64,
+    timed: bool,
+    count_faults: bool,
+}
+
+impl Round {
+    /// The round from file offset `at` over the `len` bytes the bound leaves: the way `only`
+    /// forces (this file cannot be mapped, or it is mapped to its end), untimed; else the
+    /// chooser's `next` way, timed, and shorter where the way is not yet `chosen` (a round that
+    /// measures costs per byte: short enough is as good as long). A timed mapped round over
+    /// whole 2 MiB folios counts its page faults.
+    fn plan(at: u64, len: u64, only: Option<Way>, next: Way, chosen: bool) -> Round {
+        if let Some(way) = only {
+            return Round { way, len, timed: false, count_faults: false };
+        }
+        let len = match next {
+            _ if chosen => len,
+            Way::Read => len.min(READ_PROBE),
+            // Up to the next 2 MiB boundary, or the one after where that is near: a few pages
+            // mapped would time the map and unmap, not the mapping.
+            Way::Map => {
+                let rest = MAP_PROBE - at % MAP_PROBE;
+                len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })
+            }
+        };
+        let count_faults = next == Way::Map && at % MAP_PROBE == 0 && len % MAP_PROBE == 0;
+        Round { way: next, len, timed: true, count_faults }
+    }
 }
 
 /// Whether a mapping of `len` bytes from a 2 MiB boundary that took `faults` page faults was
@@ -289,7 +313,36 @@ fn feed_mapping<C: Consumer>(
 
 #[cfg(test)]
 mod tests {
-    use super::{MAP_PROBE, whole_folios};
+    use super::{MAP_PROBE, READ_PROBE, Round, Way, whole_folios};
+
+    #[test]
+    fn rounds_that_measure_are_short_and_forced_ones_untimed() {
+        const MIB: u64 = 1 << 20;
+        let round = |way, len, timed, count_faults| Round { way, len, timed, count_faults };
+        // (at, len, only, next, chosen) -> the round
+        let table = [
+            // A forced way takes the stretch whole, untimed, whatever the chooser says.
+            ((0, 4 * MIB, Some(Way::Map), Way::Read, false), round(Way::Map, 4 * MIB, false, false)),
+            ((0, 4 * MIB, Some(Way::Read), Way::Map, true), round(Way::Read, 4 * MIB, false, false)),
+            // The chosen way goes on over the stretch, timed.
+            ((4 * MIB, 4 * MIB, None, Way::Read, true), round(Way::Read, 4 * MIB, true, false)),
+            ((4 * MIB, 4 * MIB, None, Way::Map, true), round(Way::Map, 4 * MIB, true, true)),
+            // A read that measures reads READ_PROBE.
+            ((0, 4 * MIB, None, Way::Read, false), round(Way::Read, READ_PROBE, true, false)),
+            ((0, MIB / 2, None, Way::Read, false), round(Way::Read, MIB / 2, true, false)),
+            // A mapping that measures maps to the next 2 MiB boundary, whole folios: faults
+            // counted.
+            ((0, 4 * MIB, None, Way::Map, false), round(Way::Map, MAP_PROBE, true, true)),
+            // ... or to the one after, where the next is near.
+            ((3 * MIB / 2, 4 * MIB, None, Way::Map, false), round(Way::Map, MAP_PROBE / 4 + MAP_PROBE, true, false)),
+            ((MIB / 2, 4 * MIB, None, Way::Map, false), round(Way::Map, 3 * MIB / 2, true, false)),
+            // A chosen mapping that ends off a boundary counts no faults.
+            ((0, 3 * MIB, None, Way::Map, true), round(Way::Map, 3 * MIB, true, false)),
+        ];
+        for ((at, len, only, next, chosen), want) in table {
+            assert_eq!(Round::plan(at, len, only, next, chosen), want, "at {at} len {len} {only:?} {next:?} {chosen}");
+        }
+    }
 
     #[test]
     fn whole_folios_take_a_fault_or_two_each() {

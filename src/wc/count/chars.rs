@@ -47,56 +47,49 @@ impl Counter<'_> {
         run.window(m, buf, from, &first);
         run.continuation += m.tally_total(run.tally);
         let mut i = from + 64;
-        // Whether the last batch was found valid: the next one is checked as a whole.
-        let mut valid = !run.failed;
-        // Whether the last batch had an eighth of its bytes or more continuation bytes: nearly
-        // every window of such text holds one, so the next batch is checked whole, without
-        // first looking for windows of ASCII (see `Masks::utf8_continuation_sparse`).
-        let mut dense = false;
+        let mut batches = Batches { valid: !run.failed, ..Batches::default() };
         // The batch at `i` (at most `buf.len() - 3`), with the three bytes before it: no window
         // past the last that the three bytes after it follow.
         let batch_at = |i: usize| -> &[u8] {
             let windows = ((i + 64 * BATCH).min(buf.len() - 3) - i) / 64;
             &buf[i - 3..i + 64 * windows]
         };
-        // The `Masks::high_blocks` of the batch at `i`, where the last sparse check found them.
-        let mut next_high = None;
-        // Whether the last batch checked for windows of ASCII held nothing else: the next one
-        // is first looked at as a whole (`Masks::any_high`), which costs ASCII text what
-        // `wc -l` costs, and only where that finds a byte above 0x7f, window by window.
-        let mut ascii = false;
         while i + 67 <= buf.len() {
             let batch = batch_at(i);
             let windows = (batch.len() - 3) / 64;
-            let high = next_high.take();
-            let checked = match (valid, dense) {
-                (false, _) => None,
-                (true, true) => match self.three.check(m, batch) {
-                    Some(continuation) => Some(continuation),
-                    None => m.utf8_continuation(batch),
-                },
-                (true, false) => {
-                    // (No closure: it would not be compiled for the caller's instruction set.)
+            // (No closures in the arms: they would not be compiled for the caller's set.)
+            let checked = match batches.next_check(self.three.due()) {
+                Check::Windows => None,
+                Check::Whole { three: false } => {
+                    self.three = self.three.after(None);
+                    m.utf8_continuation(batch)
+                }
+                Check::Whole { three: true } => {
+                    let three = m.utf8_continuation_three(batch);
+                    self.three = self.three.after(Some(three.is_some()));
+                    three.or_else(|| m.utf8_continuation(batch))
+                }
+                Check::Sparse { high } => {
                     let high = match high {
-                        Some(high) => high,
-                        None if ascii && !m.any_high(&batch[3..]) => 0,
+                        Some(high) => {
+                            // Found by the last batch's check; the unit tests, whose bytes do
+                            // not change, hold it to a fresh look.
+                            if cfg!(test) {
+                                assert_eq!(high, m.high_blocks(batch), "carried mask of the batch at {i}");
+                            }
+                            high
+                        }
                         None => m.high_blocks(batch),
                     };
-                    // After a batch of ASCII the next is looked at whole, not window by window.
-                    ascii = high == 0;
-                    if ascii {
-                        // (Here, not by the sparse check with no window to check: Debian's
-                        // rustc 1.85 compiled that call ~70 instructions a batch dearer.)
-                        (!platform::simd::utf8_cut_before(batch, 0)).then_some(0)
-                    } else {
-                        let (checked, high) = m.utf8_continuation_sparse(batch, high, batch_at(i + 64 * windows));
-                        next_high = Some(high);
-                        checked
-                    }
+                    Self::sparse(m, &mut batches, batch, high, batch_at(i + 64 * windows))
+                }
+                Check::AsciiFirst if !m.any_high(&batch[3..]) => Self::sparse(m, &mut batches, batch, 0, &[]),
+                Check::AsciiFirst => {
+                    Self::sparse(m, &mut batches, batch, m.high_blocks(batch), batch_at(i + 64 * windows))
                 }
             };
             if let Some(continuation) = checked {
-                dense = continuation * 8 >= 64 * windows as u64;
+                batches.dense = continuation * 8 >= 64 * windows as u64;
                 run.continuation += continuation;
                 run.tallied += windows as u64;
                 run.pending = true;
@@ -112,7 +105,7 @@ impl Counter<'_> {
                 i += 64;
             }
             run.continuation += m.tally_total(run.tally);
-            valid = !run.failed;
+            batches.valid = !run.failed;
         }
         if run.pending {
             // The last window's characters that reach past it were checked by no next window.
@@ -126,11 +119,74 @@ impl Counter<'_> {
     }
 }
 
-/// When [`Counter::chars_run`] checks a dense batch for characters of one or three bytes alone
-/// first (CJK, Indic, Thai: `Masks::utf8_continuation_three`, cheaper than the full check, which
-/// follows where it cannot tell): after k such misses in a row, the next 2^k - 1 dense batches
-/// (at most 255) go to the full check straight away, so text of other forms pays for few tries.
+impl Counter<'_> {
+    /// The sparse check of `batch` (`Masks::utf8_continuation_sparse`), whose blocks above 0x7f
+    /// are `high`; `next` is the batch after it, whose such blocks are found meanwhile. A batch
+    /// of ASCII needs only the look at its first bytes (a character cut before it).
+    #[inline(always)]
+    fn sparse<B: Block64>(m: Masks<B>, batches: &mut Batches, batch: &[u8], high: u64, next: &[u8]) -> Option<u64> {
+        batches.ascii = high == 0;
+        if batches.ascii {
+            // (Here, not by the sparse check with no block to check: Debian's rustc 1.85
+            // compiled that call dearer.)
+            return (!platform::simd::utf8_cut_before(batch, 0)).then_some(0);
+        }
+        let (checked, next_high) = m.utf8_continuation_sparse(batch, high, next);
+        batches.next_high = Some(next_high);
+        checked
+    }
+}
+
+/// What [`Counter::chars_run`] knows of the last batch, which chooses how the next is checked
+/// ([`Batches::next_check`]).
 #[derive(Clone, Copy, Debug, Default)]
+struct Batches {
+    /// It was found valid: the next is checked as a whole.
+    valid: bool,
+    /// An eighth of its bytes or more were continuation bytes: nearly every block of such text
+    /// holds one, so the next is checked whole, not first looked at for blocks of ASCII.
+    dense: bool,
+    /// It was checked sparse and held no byte above 0x7f: the next is first looked at whole
+    /// (`Masks::any_high`), which costs ASCII text what `wc -l` costs.
+    ascii: bool,
+    /// The blocks above 0x7f of the next batch, where the last sparse check found them.
+    next_high: Option<u64>,
+}
+
+/// How [`Counter::chars_run`] checks a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// Block by block (the last batch had an error).
+    Windows,
+    /// Whole (`Masks::utf8_continuation`), after a try of the check of one- and three-byte
+    /// forms where `three`.
+    Whole { three: bool },
+    /// Only its blocks above 0x7f (`Masks::utf8_continuation_sparse`), given where known.
+    Sparse { high: Option<u64> },
+    /// First looked at whole for a byte above 0x7f, then as `Sparse`.
+    AsciiFirst,
+}
+
+impl Batches {
+    /// How the next batch is checked; `three_due`: the try of one- and three-byte forms is due
+    /// ([`ThreeTries::due`]). Takes the carried mask.
+    #[inline(always)]
+    fn next_check(&mut self, three_due: bool) -> Check {
+        let high = self.next_high.take();
+        match (self.valid, self.dense) {
+            (false, _) => Check::Windows,
+            (true, true) => Check::Whole { three: three_due },
+            (true, false) if high.is_none() && self.ascii => Check::AsciiFirst,
+            (true, false) => Check::Sparse { high },
+        }
+    }
+}
+
+/// When [`Counter::chars_run`] tries the check of one- and three-byte forms alone on a dense
+/// batch first (CJK, Indic, Thai: `Masks::utf8_continuation_three`, cheaper than the full check,
+/// which follows where it cannot tell): after k misses in a row, the next 2^k - 1 dense batches
+/// (at most 255) go to the full check straight away, so text of other forms pays for few tries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct ThreeTries {
     misses: u8,
     /// Dense batches still to go to the full check straight away.
@@ -138,17 +194,22 @@ pub(super) struct ThreeTries {
 }
 
 impl ThreeTries {
-    /// `Masks::utf8_continuation_three` of the dense `batch` where it is tried, else None.
+    /// Whether the next dense batch tries it.
     #[inline(always)]
-    fn check<B: Block64>(&mut self, m: Masks<B>, batch: &[u8]) -> Option<u64> {
-        if self.wait > 0 {
-            self.wait -= 1;
-            return None;
+    fn due(self) -> bool {
+        self.wait == 0
+    }
+
+    /// After a dense batch that tried it (`Some`: whether it answered) or did not (`None`).
+    #[inline(always)]
+    fn after(self, tried: Option<bool>) -> ThreeTries {
+        match tried {
+            None => ThreeTries { wait: self.wait.saturating_sub(1), ..self },
+            Some(answered) => {
+                let misses = if answered { 0 } else { (self.misses + 1).min(8) };
+                ThreeTries { misses, wait: ((1u32 << misses) - 1) as u8 }
+            }
         }
-        let three = m.utf8_continuation_three(batch);
-        self.misses = if three.is_some() { 0 } else { (self.misses + 1).min(8) };
-        self.wait = ((1u32 << self.misses) - 1) as u8;
-        three
     }
 }
 
@@ -214,4 +275,53 @@ impl<B: Block64> CharWindows<B> {
 fn recount<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> (u64, u64) {
     let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
     (u64::from(64 - m.continuation(block).count_ones()), exact_chars(m, buf, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_batch_is_checked_as_the_last_says() {
+        let batches = |valid, dense, ascii, next_high| Batches { valid, dense, ascii, next_high };
+        // (the last batch, the try due) -> the check
+        let table = [
+            // An error in the last: block by block, whatever else.
+            (batches(false, true, false, None), true, Check::Windows),
+            (batches(false, false, true, Some(3)), false, Check::Windows),
+            // Dense text: whole, with the try where due.
+            (batches(true, true, false, None), true, Check::Whole { three: true }),
+            (batches(true, true, false, None), false, Check::Whole { three: false }),
+            (batches(true, true, true, Some(1)), true, Check::Whole { three: true }),
+            // Sparse text: the blocks above 0x7f, as carried or found now.
+            (batches(true, false, false, Some(5)), true, Check::Sparse { high: Some(5) }),
+            (batches(true, false, true, Some(0)), true, Check::Sparse { high: Some(0) }),
+            (batches(true, false, false, None), false, Check::Sparse { high: None }),
+            // After a batch of ASCII, with nothing carried: a look at the whole first.
+            (batches(true, false, true, None), false, Check::AsciiFirst),
+        ];
+        for (mut last, due, want) in table {
+            let before = last;
+            assert_eq!(last.next_check(due), want, "{before:?} due {due}");
+            assert_eq!(last.next_high, None, "the carried mask is taken");
+        }
+    }
+
+    #[test]
+    fn the_try_of_three_byte_forms_backs_off_after_each_miss() {
+        let mut tries = ThreeTries::default();
+        for misses in 1..=10u32 {
+            assert!(tries.due());
+            tries = tries.after(Some(false));
+            // 2^k - 1 dense batches without the try, at most 255.
+            for _ in 0..(1u32 << misses.min(8)) - 1 {
+                assert!(!tries.due(), "after {misses} misses");
+                tries = tries.after(None);
+            }
+        }
+        assert!(tries.due());
+        tries = tries.after(Some(true));
+        assert!(tries.due(), "an answer makes the next due");
+        assert_eq!(tries, ThreeTries::default());
+    }
 }

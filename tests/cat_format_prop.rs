@@ -9,6 +9,7 @@
 use crate::util::*;
 use proptest::prelude::*;
 use rapidutils::cat::format::{Formatter, Options, OutBuf};
+use rapidutils::platform::Changing;
 
 #[path = "../src/cat/gnu_model.rs"]
 mod gnu_model;
@@ -21,7 +22,7 @@ fn formatted(opts: Options, files: &[Vec<&[u8]>]) -> Vec<u8> {
     for reads in files {
         for read in reads {
             let mut out = OutBuf::room_for(0, read.len());
-            formatter.feed(read, &mut out);
+            formatter.feed(Changing::of(read), &mut out);
             all.extend_from_slice(out.as_slice());
         }
     }

@@ -18,7 +18,7 @@ use crate::common::getopt::Getopt;
 use crate::common::i18n::{tr, trf};
 use crate::common::{Arg, diag, help, quote, sink};
 use crate::input::{self, Stop};
-use crate::platform::{self, Fd, FileInfo, FileKind};
+use crate::platform::{self, Changing, Fd, FileInfo, FileKind};
 use copy::{Copier, CopyError};
 use format::{Formatter, Options, OutBuf};
 use std::ffi::OsStr;
@@ -251,7 +251,7 @@ impl Cat {
                 }
             };
             let formatter = self.formatter.as_mut().expect("format mode has a formatter");
-            formatter.feed(&self.in_buf[..n], &mut self.out_buf);
+            formatter.feed(Changing::of(&self.in_buf[..n]), &mut self.out_buf);
             if self.out_buf.len() >= OUTPUT_FLUSH {
                 self.flush().map_err(CopyError::Write)?;
             }
@@ -291,7 +291,7 @@ impl input::Consumer for Formatting<'_> {
         self.out.truncate(len);
     }
 
-    fn feed(&mut self, bytes: &[u8]) {
+    fn feed(&mut self, bytes: Changing<'_>) {
         self.formatter.feed(bytes, self.out);
     }
 

@@ -7,7 +7,7 @@
 //! does. What is printable depends on the locale (`isprint`/`iswprint` of the C library).
 
 use super::i18n::tr;
-use crate::platform::{self, Charset, MbDecoder, MbStep};
+use crate::platform::{self, Changing, Charset, MbDecoder, MbStep};
 
 /// Quotes a file name for a diagnostic, like GNU's `quotef`.
 pub fn quotef(name: &[u8]) -> Vec<u8> {
@@ -86,7 +86,7 @@ pub fn quote_locale(arg: &[u8]) -> Vec<u8> {
             (1, platform::is_printable_byte(c))
         } else {
             decoder.reset();
-            match decoder.decode(&arg[i..]) {
+            match decoder.decode(Changing::of(&arg[i..])) {
                 MbStep::Char(wc, n) => (n.max(1), platform::is_printable_wide(wc)),
                 MbStep::Invalid => (1, false),
                 MbStep::Incomplete => (arg.len() - i, false),
@@ -136,7 +136,7 @@ fn next_unit(rest: &[u8], charset: Charset, decoder: &mut MbDecoder) -> Unit {
         Charset::Unibyte => Unit { len: 1, printable: platform::is_printable_byte(rest[0]) },
         Charset::Utf8 | Charset::Multibyte => {
             decoder.reset();
-            match decoder.decode(rest) {
+            match decoder.decode(Changing::of(rest)) {
                 MbStep::Char(wc, len) => Unit { len: len.max(1), printable: platform::is_printable_wide(wc) },
                 MbStep::Invalid => Unit { len: 1, printable: false },
                 MbStep::Incomplete => Unit { len: rest.len(), printable: false },

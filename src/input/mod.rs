@@ -16,7 +16,7 @@
 
 pub mod choose;
 
-use crate::platform::{self, Fd, FileInfo};
+use crate::platform::{self, Changing, Fd, FileInfo};
 use choose::Chooser;
 use std::cell::RefCell;
 use std::io;
@@ -39,9 +39,9 @@ pub trait Consumer {
     type Error;
     fn mark(&self) -> Self::Mark;
     fn rewind(&mut self, mark: Self::Mark);
-    /// Takes the next bytes. Mapped bytes may change while this runs: every byte must be
-    /// read as a value read once (`platform::Changing::read_each_once`).
-    fn feed(&mut self, bytes: &[u8]);
+    /// Takes the next bytes, mapped or read: they may change while this runs (see
+    /// `platform::Changing`).
+    fn feed(&mut self, bytes: Changing<'_>);
     /// Whether output is due; if so [`Consumer::output`] is called once the bytes fed are known
     /// to be the file's and the file offset is past them.
     fn output_due(&self) -> bool {
@@ -251,7 +251,7 @@ fn read_some<C: Consumer>(fd: Fd, buf: &mut [u8], len: u64, consumer: &mut C) ->
         if n == 0 {
             break;
         }
-        consumer.feed(&buf[..n]);
+        consumer.feed(Changing::of(&buf[..n]));
         got += n as u64;
         if consumer.output_due() {
             consumer.output().map_err(Stop::Output)?;
@@ -276,14 +276,13 @@ fn feed_mapping<C: Consumer>(
     piece: usize,
     consumer: &mut C,
 ) -> Result<Mapped, Stop<C::Error>> {
-    // (Every consumer reads each byte once: see `Consumer::feed`.)
-    let bytes = map.bytes().read_each_once();
+    let bytes = map.bytes();
     let mut at = 0;
     while at < bytes.len() {
         let end = ((pos + at as u64) / piece as u64 + 1) * piece as u64 - pos;
         let end = (end as usize).min(bytes.len());
         let mark = consumer.mark();
-        consumer.feed(&bytes[at..end]);
+        consumer.feed(bytes.part(at..end));
         if end < bytes.len() {
             // The page after the piece: past the file's end, this cuts the mapping.
             map.touch(end);
@@ -295,7 +294,7 @@ fn feed_mapping<C: Consumer>(
             if real < end {
                 consumer.rewind(mark);
                 let real = real.max(at);
-                consumer.feed(&bytes[at..real]);
+                consumer.feed(bytes.part(at..real));
                 return Ok(Mapped { len: real as u64, cut: true });
             }
             if cut.is_some() {

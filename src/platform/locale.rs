@@ -2,6 +2,7 @@
 //! printability. Tools classify characters with the very functions GNU uses (`mbrtowc`,
 //! `iswprint`, `isprint`), so their answers match GNU's on every system and C library.
 
+use super::Changing;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 
@@ -254,6 +255,9 @@ pub enum MbStep {
     Incomplete,
 }
 
+/// The longest character of any encoding (the C library's `MB_LEN_MAX`).
+pub const MB_LEN_MAX: usize = 16;
+
 /// A stateful multibyte decoder over the C library's `mbrtowc`.
 #[derive(Clone)]
 pub struct MbDecoder {
@@ -277,7 +281,12 @@ impl MbDecoder {
         self.state = [0; 16];
     }
 
-    pub fn decode(&mut self, bytes: &[u8]) -> MbStep {
+    /// The character at the start of `bytes`, of which at most [`MB_LEN_MAX`] are looked at (no
+    /// character is longer): a character cut by their end is `Incomplete` only where fewer are
+    /// there, whatever the bytes say.
+    pub fn decode(&mut self, bytes: Changing<'_>) -> MbStep {
+        let bytes = bytes.read_each_once();
+        let bytes = &bytes[..bytes.len().min(MB_LEN_MAX)];
         let mut wc: libc::wchar_t = 0;
         // SAFETY: wc and state are valid writable objects (state is at least as large as any
         // mbstate_t), and bytes is a valid slice of the length passed.
@@ -287,7 +296,12 @@ impl MbDecoder {
                 self.reset();
                 MbStep::Invalid
             }
-            n if n == usize::MAX - 1 => MbStep::Incomplete,
+            // (Never for MB_LEN_MAX bytes: the caller keeps fewer than that for the next.)
+            n if n == usize::MAX - 1 && bytes.len() < MB_LEN_MAX => MbStep::Incomplete,
+            n if n == usize::MAX - 1 => {
+                self.reset();
+                MbStep::Invalid
+            }
             n => MbStep::Char(wc as u32, n),
         }
     }

@@ -9,7 +9,7 @@
 //! the caller asks `cut()` and reads the rest the ordinary way. A SIGBUS that is not about a
 //! live mapping gets the default action, as without the handler.
 
-use super::Fd;
+use super::{Changing, Fd};
 use std::io;
 
 /// Whether this build maps files (Linux, not the `portable` build).
@@ -289,7 +289,7 @@ impl Mapping {
     /// The file's bytes as they are when read; zeros from `cut()` on. They may change while
     /// they are read (see [`Changing`]).
     pub(crate) fn bytes(&self) -> Changing<'_> {
-        Changing(self.0.bytes())
+        Changing::of(self.0.bytes())
     }
 
     /// Reads byte `at` now: past the file's current end this sets `cut()`.
@@ -301,25 +301,5 @@ impl Mapping {
     /// file's. None while every page touched was the file's.
     pub(crate) fn cut(&self) -> Option<usize> {
         self.0.cut()
-    }
-}
-
-/// Bytes that may change while they are read: a mapping's, which another process may write
-/// (a log appended to, a file rewritten in place) and the SIGBUS handler may turn to zeros.
-/// What holds: the length never changes and every address stays readable; each byte read is
-/// one the file held at some moment of the read, or a zero past a new end. What does not: two
-/// reads of one byte may differ, so output made from them (counts, formatted text) may mix old
-/// and new contents, as `read` of a file being written can.
-#[derive(Clone, Copy)]
-pub struct Changing<'a>(&'a [u8]);
-
-impl<'a> Changing<'a> {
-    /// The bytes as a slice, for a reader that reads each byte as a value read once: it may
-    /// index a table with all 256 entries by it, copy it or compare it, but derives no index,
-    /// length or loop bound from it that a second read of the byte would have to confirm. So a
-    /// changed byte changes the output, never memory safety (tests/hostile.rs rewrites mapped
-    /// files under every counter and formatter). A reader that needs more copies them first.
-    pub fn read_each_once(self) -> &'a [u8] {
-        self.0
     }
 }

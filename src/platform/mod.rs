@@ -8,6 +8,7 @@
 //! would trigger.
 
 mod buffer;
+mod changing;
 pub mod cpu;
 pub mod i18n;
 mod locale;
@@ -16,11 +17,12 @@ mod pipe;
 pub mod simd;
 
 pub use buffer::PageBuffer;
+pub use changing::Changing;
 pub use locale::{
-    Charset, MbDecoder, MbStep, byte_to_char, char_width, charset, codeset, ctype, is_printable_byte,
+    Charset, MB_LEN_MAX, MbDecoder, MbStep, byte_to_char, char_width, charset, codeset, ctype, is_printable_byte,
     is_printable_wide, is_space_wide,
 };
-pub use mapped::{Changing, MAPPED_FILES, Mapping, maps_files_on};
+pub use mapped::{MAPPED_FILES, Mapping, maps_files_on};
 pub use pipe::{
     COPY_FILE_RANGE, PIPE_MAX_SIZE_DEFAULT, PIPE_SIZE_DEFAULT, STDOUT_PIPE_SIZE, ZERO_COPY, copy_file_range,
     grow_stdout_pipe, pipe_max_size, pipe_size, sendfile, set_pipe_size, splice, tee, vmsplice,

@@ -8,7 +8,7 @@ use super::classes::ByteClasses;
 use super::count::{self, ClassShape, Counter, Counts, Want};
 use super::plan::{self, Count, Path};
 use crate::input::{self, Bound, Consumer, Stop};
-use crate::platform::{self, Charset, Fd, FileInfo};
+use crate::platform::{self, Changing, Charset, Fd, FileInfo};
 use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
 /// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
@@ -96,7 +96,7 @@ impl Counting {
         let mut tally = InputCount::new(count, self.want, self.classes.as_ref(), self.charset);
         let error = match file {
             Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, end),
-            None => self.buffers.read_all(fd, |chunk| tally.feed(chunk)),
+            None => self.buffers.read_all(fd, |chunk| tally.feed(Changing::of(chunk))),
         };
         (tally.finish(), error)
     }
@@ -144,7 +144,7 @@ impl Consumer for InputCount<'_> {
         *self = mark;
     }
 
-    fn feed(&mut self, chunk: &[u8]) {
+    fn feed(&mut self, chunk: Changing<'_>) {
         match self {
             InputCount::Bytes(counts) => counts.bytes += chunk.len() as u64,
             InputCount::Lines(counts) => count::add_lines_and_bytes(counts, chunk),

@@ -8,7 +8,7 @@ use super::count::Counts;
 use super::input::{BIG_BUFFER_SIZE, Counting, InputCount, sum};
 use super::plan::Count;
 use crate::input::{self, Bound, Consumer, Way};
-use crate::platform::{self, Fd, FileInfo};
+use crate::platform::{self, Changing, Fd, FileInfo};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -221,9 +221,7 @@ fn feed_mapped<C: Consumer>(fd: Fd, from: u64, to: u64, consumer: &mut C) -> boo
     else {
         return false;
     };
-    // (Counters read each byte once: `input::Consumer::feed`.)
-    let bytes = map.bytes().read_each_once();
-    consumer.feed(&bytes[(from - aligned) as usize..(to - aligned) as usize]);
+    consumer.feed(map.bytes().part((from - aligned) as usize..(to - aligned) as usize));
     map.cut().is_none()
 }
 
@@ -238,7 +236,7 @@ fn pread_range<C: Consumer>(fd: Fd, from: u64, to: Option<u64>, buf: &mut [u8], 
         match platform::pread(fd, &mut buf[..len], pos)? {
             0 => return Ok(()),
             n => {
-                consumer.feed(&buf[..n]);
+                consumer.feed(Changing::of(&buf[..n]));
                 pos += n as u64;
             }
         }
@@ -249,6 +247,7 @@ fn pread_range<C: Consumer>(fd: Fd, from: u64, to: Option<u64>, buf: &mut [u8], 
 mod tests {
     use super::{Share, feed_end};
     use crate::input::Consumer;
+    use crate::platform::Changing;
     use std::os::fd::AsRawFd;
     use std::sync::atomic::Ordering;
 
@@ -264,8 +263,8 @@ mod tests {
         fn rewind(&mut self, mark: usize) {
             self.0.truncate(mark);
         }
-        fn feed(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
+        fn feed(&mut self, bytes: Changing<'_>) {
+            self.0.extend(bytes.bytes());
         }
     }
 

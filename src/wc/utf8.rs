@@ -1,5 +1,6 @@
 //! UTF-8 for `wc`: the multibyte white space as byte patterns, and one-character decoding.
 
+use crate::platform::Changing;
 use crate::platform::simd::BytePatterns;
 
 /// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
@@ -43,9 +44,17 @@ pub(super) enum Utf8 {
 /// Decodes the character at the start of `bytes` by the Unicode rules (no overlong forms, no
 /// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
 /// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
-/// inside a character that could still be valid.
+/// inside a character that could still be valid. Decoded from a copy of the first four bytes:
+/// the length a lead byte says is checked against bytes that no longer change.
 #[inline(always)]
-pub(super) fn utf8_char(bytes: &[u8]) -> Utf8 {
+pub(super) fn utf8_char(bytes: Changing<'_>) -> Utf8 {
+    let (head, n) = bytes.head::<4>();
+    decode(&head[..n])
+}
+
+/// [`utf8_char`] of bytes that do not change.
+#[inline(always)]
+fn decode(bytes: &[u8]) -> Utf8 {
     let lead = bytes[0];
     // The common forms first: two bytes, and three bytes with no surrogate or overlong form.
     if let [0xc2..=0xdf, b1, ..] = *bytes {
@@ -64,7 +73,7 @@ pub(super) fn utf8_char(bytes: &[u8]) -> Utf8 {
 }
 
 #[cold]
-pub(super) fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
+fn utf8_char_slow(bytes: &[u8]) -> Utf8 {
     let lead = bytes[0];
     let (len, second) = match lead {
         0x00..=0x7f => return Utf8::Char(u32::from(lead), 1),

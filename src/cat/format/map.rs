@@ -4,8 +4,8 @@
 
 use super::notation::{Marked, Shown, Table};
 use super::out::{OutBuf, put_shown_at};
-use crate::platform;
 use crate::platform::simd::{Block64, Masks, Notation};
+use crate::platform::{self, Changing};
 
 /// The output room of one block in [`map_block`]: where a notation may start, below 128 (a
 /// block with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as the
@@ -27,7 +27,7 @@ const GROUP_OUT: usize = 1 << 16;
 /// Maps every byte of `input` onto the end of `out` (which has room for it: `OutBuf::room_for`),
 /// the bytes `marked` through its table, the others as they are.
 #[inline(always)]
-pub(super) fn map<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut OutBuf) {
+pub(super) fn map<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out: &mut OutBuf) {
     // A loop for each kind of mark, which it then knows: a match on it in the loop took a
     // load and a branch a block, and registers the loop needed for its constants.
     match marked {
@@ -39,7 +39,7 @@ pub(super) fn map<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &m
 
 /// [`map`] of one kind of mark.
 #[inline(always)]
-fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut OutBuf) {
+fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out: &mut OutBuf) {
     const { assert!(4 * GROUP <= GROUP_OUT) };
     // Four bytes at most a byte, and a slot past the last block's start.
     assert!(out.has_room(4 * input.len() + SLOT), "OutBuf too small");
@@ -47,7 +47,7 @@ fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut O
     let (data, mut len) = out.parts();
     let mut base = 0;
     while base + GROUP + 65 <= input.len() && len + GROUP_OUT + SLOT <= data.len() {
-        let src: &[u8; GROUP + 65] = input[base..base + GROUP + 65].try_into().unwrap();
+        let src = input.array::<{ GROUP + 65 }>(base);
         let area: &mut [u8; GROUP_OUT + SLOT] = (&mut data[len..len + GROUP_OUT + SLOT]).try_into().unwrap();
         let mut end = 0;
         for at in (0..GROUP).step_by(64) {
@@ -55,7 +55,7 @@ fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut O
             // At most 4 * at: the `%` only shows the compiler that the slot fits the area.
             let to = end % GROUP_OUT;
             let slot = (&mut area[to..to + SLOT]).try_into().unwrap();
-            end = to + map_block(m, src[at..at + 129].try_into().unwrap(), 64, table, marked, slot);
+            end = to + map_block(m, src.array(at), 64, table, marked, slot);
         }
         len += end;
         base += GROUP;
@@ -63,17 +63,18 @@ fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut O
     while base + 129 <= input.len() {
         platform::simd::prefetch_ahead(input, base);
         let slot = (&mut data[len..len + SLOT]).try_into().unwrap();
-        len += map_block(m, input[base..base + 129].try_into().unwrap(), 64, table, marked, slot);
+        len += map_block(m, input.array(base), 64, table, marked, slot);
         base += 64;
     }
     // The last bytes (up to two blocks), in a copy padded with spaces, which show as
     // themselves; a CR at the very end is never in `input` under -E (the formatter holds it).
-    let rest = &input[base..];
+    let rest = input.part(base..);
     let mut padded = [b' '; 64 + 129];
-    padded[..rest.len()].copy_from_slice(rest);
+    rest.copy_to(&mut padded[..rest.len()]);
     for at in (0..rest.len()).step_by(64) {
         let slot = (&mut data[len..len + SLOT]).try_into().unwrap();
-        len += map_block(m, padded[at..at + 129].try_into().unwrap(), (rest.len() - at).min(64), table, marked, slot);
+        let block = Changing::of(&padded).array(at);
+        len += map_block(m, block, (rest.len() - at).min(64), table, marked, slot);
     }
     out.set_len(len);
 }
@@ -92,18 +93,18 @@ fn map_marked<B: Block64>(m: Masks<B>, input: &[u8], marked: Marked, out: &mut O
 #[inline(always)]
 fn map_block<B: Block64>(
     m: Masks<B>,
-    src: &[u8; 129],
+    src: Changing<'_, [u8; 129]>,
     len: usize,
     table: &Table,
     marked: Marked,
     dst: &mut [u8; SLOT],
 ) -> usize {
-    let mut mask = marked.mask(m, src[..64].try_into().unwrap(), src[64] == b'\n') & (u64::MAX >> (64 - len));
+    let mut mask = marked.mask(m, src.array(0), src.byte(64) == b'\n') & (u64::MAX >> (64 - len));
     if let Marked::Nonprinting { tabs, ends } = marked {
         // Its cost is the same for every block: three rounds of steps and more cost more.
         let dense = len == 64 && mask.count_ones() as usize > 2 * STEPS;
         if dense && m.families().notation != Notation::Steps {
-            let (_, written) = m.notation(&src[..64], tabs, ends, &mut dst[..256]);
+            let (_, written) = m.notation(src.all().part(..64), tabs, ends, &mut dst[..256]);
             return written;
         }
     }
@@ -113,11 +114,11 @@ fn map_block<B: Block64>(
         // the last: the `% 256` only shows the compiler that each 4-byte store fits the slot.)
         let mut to = 0;
         for at in 0..len {
-            to = put_shown_at(dst, to % 256, marked.shown(table, src, at));
+            to = put_shown_at(dst, to % 256, marked.shown(table, src.all(), at));
         }
         return to;
     }
-    dst[..64].copy_from_slice(&src[..64]);
+    src.all().part(..64).copy_to(&mut dst[..64]);
     // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only shows
     // the compiler the bounds).
     let mut grown = 0usize;
@@ -126,7 +127,7 @@ fn map_block<B: Block64>(
             for _ in 0..STEPS {
                 let at = mask.trailing_zeros() as usize;
                 mask &= mask.wrapping_sub(1);
-                let shown: Shown = table[usize::from(src[at])];
+                let shown: Shown = table[usize::from(src.byte(at))];
                 let to = (at + grown) % 128;
                 dst[to..to + 4].copy_from_slice(&shown.bytes());
                 // All ones while a byte is left, else none.
@@ -134,7 +135,7 @@ fn map_block<B: Block64>(
                 grown += grow;
                 debug_assert!(grown <= 3 * 16);
                 let to = to + 1 + grow;
-                dst[to..to + 64].copy_from_slice(&src[at + 1..at + 65]);
+                src.all().part(at + 1..at + 65).copy_to(&mut dst[to..to + 64]);
             }
             if mask == 0 {
                 break;
@@ -160,7 +161,7 @@ mod tests {
             type Output = ();
             #[inline(always)]
             fn run<B: Block64>(self, m: Masks<B>) {
-                map(m, self.0, self.1, self.2);
+                map(m, Changing::of(self.0), self.1, self.2);
             }
         }
         // -T and -E without -v, written out: TAB `^I`, LF `$` LF, CR `^M` just before a LF.

@@ -13,10 +13,9 @@ mod map;
 mod notation;
 mod out;
 
-use crate::platform;
 use crate::platform::simd::{Block64, Masks, Notation, WithMasks};
+use crate::platform::{self, Changing};
 use counter::LineCounter;
-use memchr::memchr;
 use notation::Marked;
 pub use out::OutBuf;
 use out::put_run_at;
@@ -57,7 +56,7 @@ pub struct Formatter {
 }
 
 /// [`Formatter::feed`]'s work, run with the masks of a kernel.
-struct Feed<'f, 'i, 'o>(&'f mut Formatter, &'i [u8], &'o mut OutBuf);
+struct Feed<'f, 'i, 'o>(&'f mut Formatter, Changing<'i>, &'o mut OutBuf);
 
 impl WithMasks for Feed<'_, '_, '_> {
     type Output = ();
@@ -75,18 +74,18 @@ impl Formatter {
     /// Formats `input` (any chunk of a file) onto the end of `out`, which must have room for
     /// it (`OutBuf::room_for`). Runs with the best block masks, compiled for their
     /// instruction set (see `platform::simd::with_best_masks`).
-    pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
+    pub fn feed(&mut self, input: Changing<'_>, out: &mut OutBuf) {
         platform::simd::with_best_masks(Feed(self, input, out));
     }
 
     #[inline(always)]
-    fn feed_with<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
+    fn feed_with<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         assert!(out.has_room_for(input.len()), "OutBuf too small");
         // A CR held back at the end of the last chunk (-E without -v, whichever loop held it):
         // `^M` before a LF, else itself.
         if self.pending_cr && !input.is_empty() {
             self.pending_cr = false;
-            out.put(if input[0] == b'\n' { b"^M" } else { b"\r" });
+            out.put(if input.byte(0) == b'\n' { b"^M" } else { b"\r" });
         }
         let (tabs, ends) = (self.opts.show_tabs, self.opts.show_ends);
         if self.opts.number || self.opts.squeeze_blank || !(self.opts.show_nonprinting || tabs || ends) {
@@ -101,7 +100,7 @@ impl Formatter {
                 let (data, len) = out.parts();
                 let (done, written) = m.notation(input, tabs, ends, &mut data[len..]);
                 out.set_len(len + written);
-                input = &input[done..];
+                input = input.part(done..);
             }
             Marked::Nonprinting { tabs, ends }
         } else if ends {
@@ -119,7 +118,7 @@ impl Formatter {
 
     /// The options that keep line state: -n, -b, -s, or -v, -T, -E with one of them.
     #[inline(always)]
-    fn feed_lines<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
+    fn feed_lines<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         if self.opts.show_nonprinting {
             self.feed_nonprinting(m, input, out);
             return;
@@ -131,11 +130,10 @@ impl Formatter {
         // Line ends come from a bit mask per 64-byte block (compiled to SIMD compares), which
         // costs far less per line than a memchr call for each of many short lines.
         let mut start = 0;
-        let mut blocks = input.chunks_exact(64);
-        let mut base = 0;
-        for block in &mut blocks {
+        let full = input.len() / 64 * 64;
+        for base in (0..full).step_by(64) {
             platform::simd::prefetch_ahead(input, base);
-            let mut mask = m.eq(block.try_into().unwrap(), b'\n');
+            let mut mask = m.eq(input.array(base), b'\n');
             while mask != 0 {
                 let end = base + mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -145,9 +143,8 @@ impl Formatter {
                 self.newline(out);
                 start = end + 1;
             }
-            base += 64;
         }
-        for end in memchr::memchr_iter(b'\n', blocks.remainder()).map(|p| base + p) {
+        for end in input.part(full..).find_all(b'\n').map(|p| full + p) {
             if end > start {
                 self.content(input, start, end, true, out);
             }
@@ -162,14 +159,14 @@ impl Formatter {
     /// -n alone: each line (its LF included) is one copy after its number. The output length
     /// and the line-start state live in locals for the whole chunk.
     #[inline(always)]
-    fn feed_numbered<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
+    fn feed_numbered<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         let mut at_start = self.newlines >= 0;
         let (data, mut len) = out.parts();
         let mut start = 0;
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
             platform::simd::prefetch_ahead(input, base);
-            let mut mask = m.eq(input[base..base + 64].try_into().unwrap(), b'\n');
+            let mut mask = m.eq(input.array(base), b'\n');
             while mask != 0 {
                 let end = base + mask.trailing_zeros() as usize + 1;
                 mask &= mask - 1;
@@ -181,7 +178,7 @@ impl Formatter {
                 at_start = true;
             }
         }
-        for end in memchr::memchr_iter(b'\n', &input[full..]).map(|p| full + p + 1) {
+        for end in input.part(full..).find_all(b'\n').map(|p| full + p + 1) {
             if at_start {
                 len = self.counter.put_at(data, len);
             }
@@ -206,26 +203,33 @@ impl Formatter {
     /// (written as four bytes of which `len` count). The short last block is padded with spaces,
     /// which need no notation, in a local copy with room for the over-long copies of `put_run`.
     #[inline(always)]
-    fn feed_nonprinting<B: Block64>(&mut self, m: Masks<B>, input: &[u8], out: &mut OutBuf) {
+    fn feed_nonprinting<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
             platform::simd::prefetch_ahead(input, base);
             self.nonprinting_block(m, input, base, 64, out);
         }
         if full < input.len() {
-            let rest = &input[full..];
+            let rest = input.part(full..);
             let mut padded = [b' '; 128];
-            padded[..rest.len()].copy_from_slice(rest);
-            self.nonprinting_block(m, &padded, 0, rest.len(), out);
+            rest.copy_to(&mut padded[..rest.len()]);
+            self.nonprinting_block(m, Changing::of(&padded), 0, rest.len(), out);
         }
     }
 
     /// Bytes `src[base..base + len]` (within one 64-byte block) under -v.
     #[inline(always)]
-    fn nonprinting_block<B: Block64>(&mut self, m: Masks<B>, src: &[u8], base: usize, len: usize, out: &mut OutBuf) {
+    fn nonprinting_block<B: Block64>(
+        &mut self,
+        m: Masks<B>,
+        src: Changing<'_>,
+        base: usize,
+        len: usize,
+        out: &mut OutBuf,
+    ) {
         // (LF is the caller's: the table's ends matter not.)
         let table = Marked::Nonprinting { tabs: self.opts.show_tabs, ends: false }.table();
-        let mut mask = m.control_or_high(src[base..base + 64].try_into().unwrap());
+        let mut mask = m.control_or_high(src.array(base));
         if len < 64 {
             mask &= (1u64 << len) - 1;
         }
@@ -237,11 +241,12 @@ impl Formatter {
                 self.start_content(out);
                 out.put_run(src, done, at - done);
             }
-            if src[at] == b'\n' {
+            let byte = src.byte(at);
+            if byte == b'\n' {
                 self.newline(out);
             } else {
                 self.start_content(out);
-                out.put_shown(table[src[at] as usize]);
+                out.put_shown(table[usize::from(byte)]);
             }
             done = at + 1;
         }
@@ -264,15 +269,15 @@ impl Formatter {
 
     /// Line content `input[start..end]` (no LF), numbered if it starts a line.
     #[inline(always)]
-    fn content(&mut self, input: &[u8], start: usize, end: usize, ends_line: bool, out: &mut OutBuf) {
+    fn content(&mut self, input: Changing<'_>, start: usize, end: usize, ends_line: bool, out: &mut OutBuf) {
         self.start_content(out);
-        let needs_work = self.opts.show_tabs || (self.opts.show_ends && input[end - 1] == b'\r');
+        let needs_work = self.opts.show_tabs || (self.opts.show_ends && input.byte(end - 1) == b'\r');
         if !needs_work {
             // The common case: the run as it is.
             out.put_run(input, start, end - start);
             return;
         }
-        self.line_body(&input[start..end], ends_line, out);
+        self.line_body(input.part(start..end), ends_line, out);
     }
 
     /// Ends the output of the last file: a CR held back in case a LF followed prints as is.
@@ -306,7 +311,7 @@ impl Formatter {
 
     /// A run of line content (no LF); `ends_line` when a LF follows it in this chunk.
     #[inline]
-    fn line_body(&mut self, body: &[u8], ends_line: bool, out: &mut OutBuf) {
+    fn line_body(&mut self, body: Changing<'_>, ends_line: bool, out: &mut OutBuf) {
         // GNU 9.12: with -E, CR LF shows as ^M$ (also when the LF comes in a later read).
         let (body, cr) = match body.split_last() {
             Some((b'\r', rest)) if self.opts.show_ends => (rest, true),
@@ -314,14 +319,14 @@ impl Formatter {
         };
         if self.opts.show_tabs {
             let mut rest = body;
-            while let Some(p) = memchr(b'\t', rest) {
-                out.put(&rest[..p]);
+            while let Some(p) = rest.find(b'\t') {
+                out.put_copy(rest.part(..p));
                 out.put(b"^I");
-                rest = &rest[p + 1..];
+                rest = rest.part(p + 1..);
             }
-            out.put(rest);
+            out.put_copy(rest);
         } else {
-            out.put(body);
+            out.put_copy(body);
         }
         if cr {
             if ends_line {
@@ -365,7 +370,7 @@ mod tests {
         let mut all = Vec::new();
         for c in chunks {
             let mut out = OutBuf::room_for(0, c.len());
-            platform::simd::with_masks(kernel, Feed(&mut f, c, &mut out));
+            platform::simd::with_masks(kernel, Feed(&mut f, Changing::of(c), &mut out));
             all.extend_from_slice(out.as_slice());
         }
         let mut out = OutBuf::room_for(0, 0);

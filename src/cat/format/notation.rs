@@ -1,6 +1,7 @@
 //! How each byte shows: a table of [`Shown`] per set of options, made from the one definition
 //! (`platform::simd::notation::shown`), and which bytes a mapping looks up ([`Marked`]).
 
+use crate::platform::Changing;
 use crate::platform::simd::notation::shown;
 use crate::platform::simd::{Block64, Masks};
 
@@ -91,7 +92,7 @@ impl Marked {
 
     /// The bits of `block`'s bytes to look up; `lf_next`: the byte after the block is a LF.
     #[inline(always)]
-    pub(super) fn mask<B: Block64>(self, m: Masks<B>, block: &[u8; 64], lf_next: bool) -> u64 {
+    pub(super) fn mask<B: Block64>(self, m: Masks<B>, block: Changing<'_, [u8; 64]>, lf_next: bool) -> u64 {
         match self {
             Marked::Nonprinting { .. } => m.control_or_high(block),
             Marked::Tabs => m.eq(block, b'\t'),
@@ -106,10 +107,10 @@ impl Marked {
     /// How `input[at]` shows, looked up in `table` (this one's) or not (the loops that go byte
     /// by byte).
     #[inline(always)]
-    pub(super) fn shown(self, table: &Table, input: &[u8], at: usize) -> Shown {
-        let b = input[at];
+    pub(super) fn shown(self, table: &Table, input: Changing<'_>, at: usize) -> Shown {
+        let b = input.byte(at);
         match self {
-            Marked::Ends { .. } if b == b'\r' && input.get(at + 1) != Some(&b'\n') => Shown::plain(b'\r'),
+            Marked::Ends { .. } if b == b'\r' && input.get(at + 1) != Some(b'\n') => Shown::plain(b'\r'),
             _ => table[usize::from(b)],
         }
     }

@@ -2,6 +2,7 @@
 
 use super::map::SLOT;
 use super::notation::Shown;
+use crate::platform::Changing;
 
 /// Output space written by index: initialised once, so no per-byte capacity checks or
 /// zero-filling happen in the hot loops. `feed` needs room for the worst case of its input
@@ -80,9 +81,16 @@ impl OutBuf {
         self.len += bytes.len();
     }
 
+    /// Appends a copy of `bytes`.
+    #[inline(always)]
+    pub(super) fn put_copy(&mut self, bytes: Changing<'_>) {
+        bytes.copy_to(&mut self.data[self.len..self.len + bytes.len()]);
+        self.len += bytes.len();
+    }
+
     /// Appends `src[at..at + len]` (see [`put_run_at`]).
     #[inline(always)]
-    pub(super) fn put_run(&mut self, src: &[u8], at: usize, len: usize) {
+    pub(super) fn put_run(&mut self, src: Changing<'_>, at: usize, len: usize) {
         self.len = put_run_at(&mut self.data, self.len, src, at, at + len);
     }
 
@@ -102,21 +110,19 @@ impl OutBuf {
 /// Writes `src[start..end]` at `data[at..]` in whole 64-byte blocks where both sides have room
 /// (the bytes past `end` are overwritten by what follows); returns where it ends.
 #[inline(always)]
-pub(super) fn put_run_at(data: &mut [u8], at: usize, src: &[u8], start: usize, end: usize) -> usize {
+pub(super) fn put_run_at(data: &mut [u8], at: usize, src: Changing<'_>, start: usize, end: usize) -> usize {
     let len = end - start;
     if len <= OVERCOPY && start + OVERCOPY <= src.len() && at + OVERCOPY <= data.len() {
-        data[at..at + OVERCOPY].copy_from_slice(&src[start..start + OVERCOPY]);
+        src.part(start..start + OVERCOPY).copy_to(&mut data[at..at + OVERCOPY]);
         return at + len;
     }
     let whole = len.div_ceil(OVERCOPY) * OVERCOPY;
     if start + whole <= src.len() && at + whole <= data.len() {
-        for (to, from) in
-            data[at..at + whole].chunks_exact_mut(OVERCOPY).zip(src[start..start + whole].chunks_exact(OVERCOPY))
-        {
-            to.copy_from_slice(from);
+        for k in (0..whole).step_by(OVERCOPY) {
+            src.part(start + k..start + k + OVERCOPY).copy_to(&mut data[at + k..at + k + OVERCOPY]);
         }
     } else {
-        data[at..at + len].copy_from_slice(&src[start..end]);
+        src.part(start..end).copy_to(&mut data[at..at + len]);
     }
     at + len
 }

@@ -3,7 +3,8 @@
 //! white space), tallies of them kept in registers, and 64-entry table look-ups. The kernel
 //! families that need more live in files of their own (`utf8.rs`, `notation.rs`, `patterns.rs`).
 
-use super::{Block64, Families, Mask, prefetch_ahead};
+use super::{Block64, Families, Mask, prefetch};
+use crate::platform::Changing;
 use crate::platform::cpu::Features;
 use std::marker::PhantomData;
 
@@ -49,7 +50,8 @@ impl<B: Block64> Masks<B> {
 
     /// `block[i] == byte`.
     #[inline(always)]
-    pub fn eq(self, block: &[u8; 64], byte: u8) -> u64 {
+    pub fn eq(self, block: Changing<'_, [u8; 64]>, byte: u8) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: holding a `Masks<B>` proves the CPU has B's instruction set (see `Masks`),
         // and the methods below say so by "see `eq`".
         unsafe { B::load(block, 0).eq(B::splat(byte)).bits() }
@@ -57,7 +59,8 @@ impl<B: Block64> Masks<B> {
 
     /// `block[i]` is one of `bytes` (one bit mask of all the compares).
     #[inline(always)]
-    pub fn eq_any<const N: usize>(self, block: &[u8; 64], bytes: [u8; N]) -> u64 {
+    pub fn eq_any<const N: usize>(self, block: Changing<'_, [u8; 64]>, bytes: [u8; N]) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe {
             let v = B::load(block, 0);
@@ -71,21 +74,24 @@ impl<B: Block64> Masks<B> {
 
     /// `block[i] >= 0x80`.
     #[inline(always)]
-    pub fn high(self, block: &[u8; 64]) -> u64 {
+    pub fn high(self, block: Changing<'_, [u8; 64]>) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe { B::load(block, 0).signs().bits() }
     }
 
     /// `block[i] >= byte` (unsigned).
     #[inline(always)]
-    pub fn ge(self, block: &[u8; 64], byte: u8) -> u64 {
+    pub fn ge(self, block: Changing<'_, [u8; 64]>, byte: u8) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe { B::load(block, 0).ge(B::splat(byte)).bits() }
     }
 
     /// UTF-8 continuation bytes: `0x80 <= block[i] <= 0xbf`.
     #[inline(always)]
-    pub fn continuation(self, block: &[u8; 64]) -> u64 {
+    pub fn continuation(self, block: Changing<'_, [u8; 64]>) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`. Signed, 0x80..=0xbf are -128..=-65: the bytes below 0xc0 (-64).
         unsafe { B::load(block, 0).lt_signed(B::splat(0xc0)).bits() }
     }
@@ -93,7 +99,8 @@ impl<B: Block64> Masks<B> {
     /// Below 0x20, 0x7f, or above: the bytes `cat -v` shows in `^` or `M-` notation (and TAB
     /// and LF).
     #[inline(always)]
-    pub fn control_or_high(self, block: &[u8; 64]) -> u64 {
+    pub fn control_or_high(self, block: Changing<'_, [u8; 64]>) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`. Signed, 0x80..=0xff are negative: "below 0x20" takes both ends.
         unsafe {
             let v = B::load(block, 0);
@@ -103,7 +110,8 @@ impl<B: Block64> Masks<B> {
 
     /// ASCII controls: below 0x20, and 0x7f.
     #[inline(always)]
-    pub fn controls(self, block: &[u8; 64]) -> u64 {
+    pub fn controls(self, block: Changing<'_, [u8; 64]>) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe {
             let v = B::load(block, 0);
@@ -114,7 +122,8 @@ impl<B: Block64> Masks<B> {
     /// ASCII white space (TAB, LF, VT, FF, CR, SPACE), or `extra` (a single-byte locale's
     /// no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
     #[inline(always)]
-    pub fn ascii_space(self, block: &[u8; 64], extra: Option<u8>) -> u64 {
+    pub fn ascii_space(self, block: Changing<'_, [u8; 64]>, extra: Option<u8>) -> u64 {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe {
             let v = B::load(block, 0);
@@ -135,7 +144,8 @@ impl<B: Block64> Masks<B> {
 
     /// The length of the longest prefix of `buf` made of whole 64-byte blocks of ASCII.
     #[inline(always)]
-    pub fn ascii_blocks(self, buf: &[u8]) -> usize {
+    pub fn ascii_blocks(self, buf: Changing<'_>) -> usize {
+        let buf = buf.read_each_once();
         let mut n = 0;
         for block in buf.chunks_exact(64) {
             // SAFETY: see `eq`.
@@ -156,7 +166,8 @@ impl<B: Block64> Masks<B> {
 
     /// `tally` plus the bytes of `block` equal to `byte` (the same byte each time).
     #[inline(always)]
-    pub fn tally(self, tally: Tally<B>, block: &[u8; 64], byte: u8) -> Tally<B> {
+    pub fn tally(self, tally: Tally<B>, block: Changing<'_, [u8; 64]>, byte: u8) -> Tally<B> {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         Tally(unsafe { tally.0.count(B::load(block, 0).eq(B::splat(byte))) })
     }
@@ -164,7 +175,8 @@ impl<B: Block64> Masks<B> {
     /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`] in
     /// the same count).
     #[inline(always)]
-    pub fn tally_continuation(self, tally: Tally<B>, block: &[u8; 64]) -> Tally<B> {
+    pub fn tally_continuation(self, tally: Tally<B>, block: Changing<'_, [u8; 64]>) -> Tally<B> {
+        let block = block.read_each_once();
         // SAFETY: see `eq` and `continuation`.
         Tally(unsafe { tally.0.count(B::load(block, 0).lt_signed(B::splat(0xc0))) })
     }
@@ -178,7 +190,8 @@ impl<B: Block64> Masks<B> {
 
     /// How many bytes of `buf` equal `byte`.
     #[inline(always)]
-    pub fn count_byte(self, buf: &[u8], byte: u8) -> u64 {
+    pub fn count_byte(self, buf: Changing<'_>, byte: u8) -> u64 {
+        let buf = buf.read_each_once();
         // SAFETY: see `eq`.
         unsafe { count_byte::<B>(buf, byte) }
     }
@@ -194,7 +207,8 @@ impl<B: Block64> Masks<B> {
     /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
     /// `table[block[i] & 63] & select[r] != 0`.
     #[inline(always)]
-    pub fn lookup64(self, block: &[u8; 64], table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+    pub fn lookup64(self, block: Changing<'_, [u8; 64]>, table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
+        let block = block.read_each_once();
         // SAFETY: see `eq`.
         unsafe {
             let r = B::load(block, 0).lookup64(table);
@@ -220,8 +234,8 @@ unsafe fn count_byte<B: Block64>(buf: &[u8], byte: u8) -> u64 {
             let mut n = 0;
             for pair in pairs.by_ref().take(127) {
                 // A mapped file comes from memory: ask for it ahead (see `prefetch_ahead`).
-                prefetch_ahead(pair, 0);
-                prefetch_ahead(pair, 64);
+                prefetch(pair, 0);
+                prefetch(pair, 64);
                 lanes = lanes.count(B::load(pair, 0).eq(needle)).count(B::load(pair, 64).eq(needle));
                 n += 1;
             }

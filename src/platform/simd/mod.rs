@@ -19,6 +19,7 @@
 //! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
 //! [`Masks`] is the proof that the CPU runs it.
 
+use super::Changing;
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
@@ -242,8 +243,8 @@ pub fn with_best_masks<W: WithMasks>(work: W) -> W::Output {
 }
 
 /// How many bytes of `buf` equal `byte`, with the best kernel.
-pub fn count_byte(buf: &[u8], byte: u8) -> u64 {
-    struct Count<'a>(&'a [u8], u8);
+pub fn count_byte(buf: Changing<'_>, byte: u8) -> u64 {
+    struct Count<'a>(Changing<'a>, u8);
     impl WithMasks for Count<'_> {
         type Output = u64;
         #[inline(always)]
@@ -265,7 +266,13 @@ const PREFETCH_DISTANCE: usize = 2048;
 /// build has no stable prefetch instruction to ask with: aarch64's is not stable in Rust). Never
 /// faults, also past the end of `input`.
 #[inline(always)]
-pub fn prefetch_ahead(input: &[u8], at: usize) {
+pub fn prefetch_ahead(input: Changing<'_>, at: usize) {
+    prefetch(input.read_each_once(), at)
+}
+
+/// [`prefetch_ahead`] of a slice, for the kernels here.
+#[inline(always)]
+fn prefetch(input: &[u8], at: usize) {
     let _ahead = input.as_ptr().wrapping_add(at.wrapping_add(PREFETCH_DISTANCE));
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     // SAFETY: a prefetch is a hint: it never faults, whatever the address (SSE, baseline).

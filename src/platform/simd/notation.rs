@@ -4,6 +4,7 @@
 //! (`cat::format::map`), from tables made by [`shown`], which the kernels are tested against.
 
 use super::{Block64, Kernel, Masks};
+use crate::platform::Changing;
 use crate::platform::cpu::Features;
 
 /// What `cat` shows for `byte`, and how many of the four bytes: with `nonprinting` (-v), `M-`
@@ -76,7 +77,8 @@ impl<B: Block64> Masks<B> {
     /// written. Bytes of `out` past those written may be overwritten. With
     /// [`Notation::Steps`] nothing is done: (0, 0).
     #[inline(always)]
-    pub fn notation(self, input: &[u8], tabs: bool, ends: bool, out: &mut [u8]) -> (usize, usize) {
+    pub fn notation(self, input: Changing<'_>, tabs: bool, ends: bool, out: &mut [u8]) -> (usize, usize) {
+        let input = input.read_each_once();
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         {
             #[cfg(rapidutils_avx512)]

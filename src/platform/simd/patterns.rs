@@ -5,6 +5,7 @@
 //! where there is one (glibc's spaces), and by compares where it has no shuffle.
 
 use super::{Block64, Mask, Masks};
+use crate::platform::Changing;
 
 /// Up to eight byte patterns of up to three bytes, as nibble look-up tables (the shuffle-based
 /// classification of simdjson and simdutf): pattern k matches at i when, for each position j,
@@ -18,8 +19,9 @@ pub struct NibblePatterns {
 }
 
 impl NibblePatterns {
-    /// The patterns (bits) that match at the start of `bytes` (three bytes or more).
-    #[inline(always)]
+    /// The patterns (bits) that match at the start of `bytes` (three bytes or more): the
+    /// tests' reference.
+    #[cfg(test)]
     pub fn at(&self, bytes: &[u8]) -> u8 {
         (0..3)
             .fold(0xff, |acc, j| acc & self.lo[j][usize::from(bytes[j] & 15)] & self.hi[j][usize::from(bytes[j] >> 4)])
@@ -186,14 +188,14 @@ impl BytePatterns {
     /// [`Masks::pattern_bytes`] by compares.
     #[inline(always)]
     fn compared<B: Block64>(&self, m: Masks<B>, block: &[u8; 64], after: &[u8; 2]) -> (u64, u64) {
-        let leads = self.leads.map(|b| m.eq(block, b));
+        let leads = self.leads.map(|b| m.eq(Changing::of(block), b));
         if leads.iter().fold(0, |a, &l| a | l) == 0 {
             return (0, 0);
         }
-        let seconds = self.seconds.map(|b| (m.eq(block, b) >> 1) | (u64::from(after[0] == b) << 63));
-        let thirds = self
-            .thirds
-            .map(|b| (m.eq(block, b) >> 2) | (u64::from(after[0] == b) << 62) | (u64::from(after[1] == b) << 63));
+        let seconds = self.seconds.map(|b| (m.eq(Changing::of(block), b) >> 1) | (u64::from(after[0] == b) << 63));
+        let thirds = self.thirds.map(|b| {
+            (m.eq(Changing::of(block), b) >> 2) | (u64::from(after[0] == b) << 62) | (u64::from(after[1] == b) << 63)
+        });
         let (mut two, mut three, mut check) = (0u64, 0u64, 0u64);
         for (lead, second, third) in self.patterns {
             let start = leads[lead] & seconds[second];
@@ -260,12 +262,13 @@ impl<B: Block64> Masks<B> {
     /// mask, bit 0 for `window[64]`. `HOW`: from [`Self::pattern_way`] (every way gives the
     /// same bits; the table ways need `patterns` to have nibble patterns).
     #[inline(always)]
-    pub fn pattern_bytes<const HOW: u8>(self, window: &[u8; 66], patterns: &BytePatterns) -> (u64, u64) {
+    pub fn pattern_bytes<const HOW: u8>(self, window: Changing<'_, [u8; 66]>, patterns: &BytePatterns) -> (u64, u64) {
+        let window = window.read_each_once();
         let (nibbles, two, three) = &patterns.nibbles;
         match HOW {
-            BY_TOP => spread(self.pattern_starts_top(window, nibbles)),
+            BY_TOP => spread(self.pattern_starts_top(Changing::of(window), nibbles)),
             BY_SELECTION => {
-                let [two, three, _] = self.pattern_starts(window, nibbles, [*two, *three, 0]);
+                let [two, three, _] = self.pattern_starts(Changing::of(window), nibbles, [*two, *three, 0]);
                 spread([two | three, two])
             }
             _ => {
@@ -277,15 +280,22 @@ impl<B: Block64> Masks<B> {
 
     /// Whether a pattern may begin in `block` (a table way only): false when none does.
     #[inline(always)]
-    pub fn may_begin(self, block: &[u8; 64], patterns: &BytePatterns) -> bool {
-        self.may_start(block, &patterns.nibbles.0)
+    pub fn may_begin(self, block: Changing<'_, [u8; 64]>, patterns: &BytePatterns) -> bool {
+        let block = block.read_each_once();
+        self.may_start(Changing::of(block), &patterns.nibbles.0)
     }
 
     /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
     /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
     /// bytes). See [`NibblePatterns`].
     #[inline(always)]
-    pub fn pattern_starts(self, window: &[u8; 66], patterns: &NibblePatterns, select: [u8; 3]) -> [u64; 3] {
+    pub fn pattern_starts(
+        self,
+        window: Changing<'_, [u8; 66]>,
+        patterns: &NibblePatterns,
+        select: [u8; 3],
+    ) -> [u64; 3] {
+        let window = window.read_each_once();
         // SAFETY: see `Masks::eq`.
         unsafe {
             let hits = pattern_hits::<B>(window, patterns);
@@ -298,7 +308,8 @@ impl<B: Block64> Masks<B> {
     /// the selections 0xff and 0x80, which need no selection mask (the bytes not zero and their
     /// sign bits).
     #[inline(always)]
-    pub fn pattern_starts_top(self, window: &[u8; 66], patterns: &NibblePatterns) -> [u64; 2] {
+    pub fn pattern_starts_top(self, window: Changing<'_, [u8; 66]>, patterns: &NibblePatterns) -> [u64; 2] {
+        let window = window.read_each_once();
         // SAFETY: see `Masks::eq`.
         unsafe {
             let hits = pattern_hits::<B>(window, patterns);
@@ -309,7 +320,8 @@ impl<B: Block64> Masks<B> {
     /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed: the
     /// one position's look-ups of [`Self::pattern_starts`]).
     #[inline(always)]
-    pub fn may_start(self, block: &[u8; 64], patterns: &NibblePatterns) -> bool {
+    pub fn may_start(self, block: Changing<'_, [u8; 64]>, patterns: &NibblePatterns) -> bool {
+        let block = block.read_each_once();
         // SAFETY: see `Masks::eq`.
         unsafe {
             let v = B::load(block, 0);
@@ -392,6 +404,7 @@ mod tests {
             type Output = [(u64, u64); 3];
             fn run<B: Block64>(self, m: Masks<B>) -> Self::Output {
                 let (patterns, window) = (self.0, self.1);
+                let window = Changing::of(window);
                 [
                     m.pattern_bytes::<BY_COMPARES>(window, patterns),
                     m.pattern_bytes::<BY_SELECTION>(window, patterns),

@@ -2,6 +2,7 @@ use super::{
     Block64, Families, Kernel, Masks, NibblePatterns, Notation, TALLY_MAX, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX,
     Utf8Check, Utf8Ranges, WithMasks, with_masks,
 };
+use crate::platform::Changing;
 use crate::platform::cpu::Features;
 
 /// The kernels this build and CPU can run: the portable one always, and without the
@@ -63,35 +64,41 @@ impl WithMasks for Probe<'_> {
     #[inline(always)]
     fn run<B: Block64>(self, m: Masks<B>) -> Answer {
         match self {
-            Probe::Count(buf, byte) => Answer::Count(m.count_byte(buf, byte)),
+            Probe::Count(buf, byte) => Answer::Count(m.count_byte(Changing::of(buf), byte)),
             Probe::Masks(buf) => Answer::Masks(all_masks(m, buf)),
-            Probe::Notation(input, tabs, ends, out) => Answer::Notation(m.notation(input, tabs, ends, out)),
+            Probe::Notation(input, tabs, ends, out) => {
+                Answer::Notation(m.notation(Changing::of(input), tabs, ends, out))
+            }
             Probe::Families => Answer::Families(m.families()),
-            Probe::AsciiBlocks(buf) => Answer::AsciiBlocks(m.ascii_blocks(buf)),
+            Probe::AsciiBlocks(buf) => Answer::AsciiBlocks(m.ascii_blocks(Changing::of(buf))),
             Probe::Starts(window, patterns, select) => {
-                let block = window[..64].try_into().unwrap();
+                let window = Changing::of(window);
                 Answer::Starts(
                     m.pattern_starts(window, patterns, select),
                     m.pattern_starts_top(window, patterns),
-                    m.may_start(block, patterns),
+                    m.may_start(window.array(0), patterns),
                 )
             }
-            Probe::MayStart(block, patterns) => Answer::MayStart(m.may_start(block, patterns)),
-            Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(window)),
-            Probe::Utf8Starts(window) => Answer::Utf8Starts(m.utf8_starts(window)),
-            Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(bytes)),
-            Probe::Utf8ContinuationThree(bytes) => Answer::Utf8Continuation(m.utf8_continuation_three(bytes)),
+            Probe::MayStart(block, patterns) => Answer::MayStart(m.may_start(Changing::of(block), patterns)),
+            Probe::Utf8Errors(window) => Answer::Utf8Errors(m.utf8_errors(Changing::of(window))),
+            Probe::Utf8Starts(window) => Answer::Utf8Starts(m.utf8_starts(Changing::of(window))),
+            Probe::Utf8Continuation(bytes) => Answer::Utf8Continuation(m.utf8_continuation(Changing::of(bytes))),
+            Probe::Utf8ContinuationThree(bytes) => {
+                Answer::Utf8Continuation(m.utf8_continuation_three(Changing::of(bytes)))
+            }
             Probe::Utf8ContinuationSparse(bytes, next) => {
+                let (bytes, next) = (Changing::of(bytes), Changing::of(next));
                 let high = m.high_blocks(bytes);
                 let (checked, next_high) = m.utf8_continuation_sparse(bytes, high, next);
                 Answer::Utf8ContinuationSparse(checked, high, next_high)
             }
-            Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(block, table, select)),
+            Probe::Lookup64(block, table, select) => Answer::Lookup64(m.lookup64(Changing::of(block), table, select)),
             Probe::Tally(buf, byte) => {
                 let (mut equal, mut continuation) = (m.tally_new(), m.tally_new());
-                for block in buf.chunks_exact(64) {
-                    equal = m.tally(equal, block.try_into().unwrap(), byte);
-                    continuation = m.tally_continuation(continuation, block.try_into().unwrap());
+                for at in (0..buf.len() / 64 * 64).step_by(64) {
+                    let block = Changing::of(buf).array(at);
+                    equal = m.tally(equal, block, byte);
+                    continuation = m.tally_continuation(continuation, block);
                 }
                 Answer::Tally(m.tally_total(equal), m.tally_total(continuation))
             }
@@ -197,7 +204,7 @@ fn every_kernel_counts_like_a_plain_count_for_every_length_and_alignment() {
         assert_every_block(test, || Probe::Count(&buf, b'\n'), &Answer::Count(len as u64), &format!("{len}"));
     }
     assert!(Kernel::best().is_available());
-    assert_eq!(super::count_byte(b"a\nb\n\n", b'\n'), 3);
+    assert_eq!(super::count_byte(Changing::of(b"a\nb\n\n"), b'\n'), 3);
 }
 
 /// Every mask of a 64-byte block, and `ascii_blocks` from it.
@@ -220,7 +227,7 @@ struct AllMasks {
 fn all_masks<B: Block64>(m: Masks<B>, buf: &[u8]) -> Vec<AllMasks> {
     (0..buf.len().saturating_sub(63))
         .map(|at| {
-            let b: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+            let b = Changing::of(buf).array::<64>(at);
             AllMasks {
                 eq: m.eq(b, b'\n'),
                 high: m.high(b),
@@ -231,7 +238,7 @@ fn all_masks<B: Block64>(m: Masks<B>, buf: &[u8]) -> Vec<AllMasks> {
                 space: m.ascii_space(b, None),
                 space_extra: m.ascii_space(b, Some(0x9a)),
                 ranges: m.utf8_ranges(b),
-                ascii_blocks: m.ascii_blocks(&buf[at..]),
+                ascii_blocks: m.ascii_blocks(Changing::of(&buf[at..])),
             }
         })
         .collect()

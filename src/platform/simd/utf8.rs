@@ -6,7 +6,8 @@
 //! run from a lower set is inherited (AVX-512 without VBMI runs AVX2's).
 
 use super::patterns::NibblePatterns;
-use super::{Block64, Kernel, Mask, Masks, TALLY_MAX, prefetch_ahead};
+use super::{Block64, Kernel, Mask, Masks, TALLY_MAX, prefetch};
+use crate::platform::Changing;
 use crate::platform::cpu::Features;
 use utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
 
@@ -85,7 +86,8 @@ impl<B: Block64> Masks<B> {
     /// [`Utf8Ranges`] of the block. As signed bytes, 0x80..=0xff keep their order: each limit
     /// from 0x80 on is one signed compare, and-ed with the high bits (ASCII is positive).
     #[inline(always)]
-    pub fn utf8_ranges(self, block: &[u8; 64]) -> Utf8Ranges {
+    pub fn utf8_ranges(self, block: Changing<'_, [u8; 64]>) -> Utf8Ranges {
+        let block = block.read_each_once();
         // SAFETY: see `Masks::eq`.
         unsafe {
             let v = B::load(block, 0);
@@ -108,7 +110,8 @@ impl<B: Block64> Masks<B> {
     /// byte missing two or three places after a lead. A character that begins in the block and
     /// is cut off by its end is caught by the next block's check.
     #[inline(always)]
-    pub fn utf8_errors(self, window: &[u8; 67]) -> bool {
+    pub fn utf8_errors(self, window: Changing<'_, [u8; 67]>) -> bool {
+        let window = window.read_each_once();
         if !B::KERNEL.table_lookups() {
             return self.utf8_error_mask(window) != 0;
         }
@@ -122,24 +125,28 @@ impl<B: Block64> Masks<B> {
     /// nibble look-ups ([`super::utf8_start_patterns`]) where the set has vector look-ups, by
     /// compares of each range otherwise.
     #[inline(always)]
-    pub fn utf8_starts(self, window: &[u8; 67]) -> [u64; 3] {
+    pub fn utf8_starts(self, window: Changing<'_, [u8; 67]>) -> [u64; 3] {
+        let window = window.read_each_once();
         let at = |k: usize| -> &[u8; 64] { window[k..k + 64].try_into().unwrap() };
-        let c3 = self.continuation(at(3));
+        let c3 = self.continuation(Changing::of(at(3)));
         if B::KERNEL.table_lookups() {
             let (patterns, four) = (utf8_start_patterns(), UTF8_FOUR_BYTE);
-            let [two, three, four] =
-                self.pattern_starts(window[..66].try_into().unwrap(), patterns, [0b0000_0011, 0b0001_1100, four]);
+            let [two, three, four] = self.pattern_starts(
+                Changing::of(window[..66].try_into().unwrap()),
+                patterns,
+                [0b0000_0011, 0b0001_1100, four],
+            );
             return [two, three, four & c3];
         }
         // The continuation bytes one, two and three places on: the block's own, shifted, and
         // the three bytes after it.
-        let r = self.utf8_ranges(at(0));
+        let r = self.utf8_ranges(Changing::of(at(0)));
         let after: u64 = (0..3).map(|k| u64::from((0x80..0xc0).contains(&window[64 + k])) << k).sum();
         let cont = |n: u32| (r.cont >> n) | (after << (64 - n));
         let [lead2, lead3, lead4] = r.leads();
         let (c1, c2) = (cont(1), cont(2));
         let (three, four) = (lead3 & c1 & c2, lead4 & c1 & c2 & cont(3));
-        let limited = self.eq_any(at(0), LIMITED_LEADS) & (three | four);
+        let limited = self.eq_any(Changing::of(at(0)), LIMITED_LEADS) & (three | four);
         let broken = if limited != 0 { second_byte_errors(window, 0, limited) } else { 0 };
         [lead2 & c1, three & !broken, four & !broken]
     }
@@ -155,7 +162,7 @@ impl<B: Block64> Masks<B> {
         // The ranges of the bytes before each byte (`window[2 + i]` before `window[3 + i]`):
         // those of the bytes themselves, and of the bytes two and three places before, are
         // these shifted.
-        let p1 = self.utf8_ranges(window[2..66].try_into().unwrap());
+        let p1 = self.utf8_ranges(Changing::of(window[2..66].try_into().unwrap()));
         let cont = (p1.cont >> 1) | u64::from((0x80..0xc0).contains(&window[66])) << 63;
         let lead = p1.high & !p1.cont;
         let must = (p1.ge_e0 << 1 | u64::from(window[1] >= 0xe0))
@@ -165,7 +172,7 @@ impl<B: Block64> Masks<B> {
             | ((p1.cont & cont) ^ must)
             | (lead & !p1.ge_c2 & cont)
             | (p1.ge_f5 & cont);
-        let limited = self.eq_any(window[2..66].try_into().unwrap(), LIMITED_LEADS) & cont;
+        let limited = self.eq_any(Changing::of(window[2..66].try_into().unwrap()), LIMITED_LEADS) & cont;
         if limited != 0 {
             return errors | second_byte_errors(window, 2, limited);
         }
@@ -180,7 +187,8 @@ impl<B: Block64> Masks<B> {
     /// one, so that the loop's constants stay in the two freed (benches/RESULTS.md, "Figures
     /// behind code comments"). [`Utf8Check::Permutes`] has a loop of its own.
     #[inline(always)]
-    pub fn utf8_continuation(self, bytes: &[u8]) -> Option<u64> {
+    pub fn utf8_continuation(self, bytes: Changing<'_>) -> Option<u64> {
+        let bytes = bytes.read_each_once();
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512))]
         if B::KERNEL == Kernel::Avx512 && self.families().utf8 == Utf8Check::Permutes {
@@ -191,7 +199,7 @@ impl<B: Block64> Masks<B> {
             let (mut errors, mut tally) = (0, self.tally_new());
             for at in (0..bytes.len().saturating_sub(66)).step_by(64) {
                 errors |= self.utf8_error_mask(bytes[at..at + 67].try_into().unwrap());
-                tally = self.tally_continuation(tally, bytes[at + 3..at + 67].try_into().unwrap());
+                tally = self.tally_continuation(tally, Changing::of(bytes[at + 3..at + 67].try_into().unwrap()));
             }
             return (errors == 0).then(|| self.tally_total(tally));
         }
@@ -202,7 +210,7 @@ impl<B: Block64> Masks<B> {
             // Windows, not an index: no bound is checked in the loop (an index was checked
             // every block, and three loads each from `bytes` were checked before that).
             for (k, window) in bytes.windows(67).step_by(64).enumerate() {
-                prefetch_ahead(bytes, 64 * k);
+                prefetch(bytes, 64 * k);
                 let window: &[u8; 67] = window.try_into().unwrap();
                 errors = errors.or_into_first(utf8_error_bytes::<B>(window));
                 tally = tally.count_into_first(B::load(window, 3).lt_signed(B::splat(0xc0)));
@@ -217,7 +225,8 @@ impl<B: Block64> Masks<B> {
     /// cannot tell (a form of two or four bytes, an error) or the kernel has no such check
     /// (only [`Utf8Check::LookupsAndThree`] has).
     #[inline(always)]
-    pub fn utf8_continuation_three(self, bytes: &[u8]) -> Option<u64> {
+    pub fn utf8_continuation_three(self, bytes: Changing<'_>) -> Option<u64> {
+        let bytes = bytes.read_each_once();
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         if B::KERNEL.has_avx2() && self.families().utf8 == Utf8Check::LookupsAndThree {
@@ -232,12 +241,13 @@ impl<B: Block64> Masks<B> {
     /// into one register, looked at once, two instructions a block (a bit for each block,
     /// [`Self::high_blocks`], costs three more).
     #[inline(always)]
-    pub fn any_high(self, bytes: &[u8]) -> bool {
+    pub fn any_high(self, bytes: Changing<'_>) -> bool {
+        let bytes = bytes.read_each_once();
         // SAFETY: see `Masks::eq`; each load is of its 64-byte block.
         unsafe {
             let mut high = B::splat(0);
             for (k, block) in bytes.chunks_exact(64).enumerate() {
-                prefetch_ahead(bytes, 64 * k);
+                prefetch(bytes, 64 * k);
                 high = high.or_into_first(B::load(block, 0));
             }
             high.signs().any()
@@ -247,13 +257,14 @@ impl<B: Block64> Masks<B> {
     /// Bit k set where block k of `bytes[3..]` (whole blocks, at most [`UTF8_SPARSE_BLOCKS_MAX`])
     /// holds a byte above 0x7f: what [`Self::utf8_continuation_sparse`] checks.
     #[inline(always)]
-    pub fn high_blocks(self, bytes: &[u8]) -> u64 {
+    pub fn high_blocks(self, bytes: Changing<'_>) -> u64 {
+        let bytes = bytes.read_each_once();
         let blocks = bytes.len().saturating_sub(3) / 64;
         assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
         // Shifted in from the bottom, then reversed: one instruction fewer a block than `<< k`.
         let mut high = 0u64;
         for (k, block) in bytes[3.min(bytes.len())..].chunks_exact(64).enumerate() {
-            prefetch_ahead(bytes, 64 * k);
+            prefetch(bytes, 64 * k);
             // SAFETY: see `Masks::eq`.
             high = high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
         }
@@ -274,13 +285,15 @@ impl<B: Block64> Masks<B> {
     /// the loops over the blocks checked leave once a batch (a branch a block would mispredict
     /// where ASCII and other blocks take turns at random).
     #[inline(always)]
-    pub fn utf8_continuation_sparse(self, bytes: &[u8], high: u64, next: &[u8]) -> (Option<u64>, u64) {
+    pub fn utf8_continuation_sparse(self, bytes: Changing<'_>, high: u64, next: Changing<'_>) -> (Option<u64>, u64) {
+        let bytes = bytes.read_each_once();
+        let next = next.read_each_once();
         let blocks = bytes.len().saturating_sub(3) / 64;
         assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
         let next_blocks = next.len().saturating_sub(3) / 64;
         assert!(next_blocks <= UTF8_SPARSE_BLOCKS_MAX);
         if blocks == 0 {
-            return (Some(0), self.high_blocks(next));
+            return (Some(0), self.high_blocks(Changing::of(next)));
         }
         // The blocks of ASCII after one that is not (or first in the batch).
         let mut edges = !high & (high << 1 | 1) & (u64::MAX >> (64 - blocks));
@@ -288,7 +301,7 @@ impl<B: Block64> Masks<B> {
         while edges != 0 {
             let at = 64 * edges.trailing_zeros() as usize;
             edges &= edges - 1;
-            cut |= utf8_cut_before(bytes, at);
+            cut |= utf8_cut_before(Changing::of(bytes), at);
         }
         let mut checks = SparseChecks::<B>::new();
         let mut todo = high;
@@ -296,7 +309,7 @@ impl<B: Block64> Masks<B> {
         let mut next_blocks_left = next[3.min(next.len())..].chunks_exact(64).enumerate();
         let paired = (high.count_ones() as usize).min(next_blocks);
         for (k, block) in next_blocks_left.by_ref().take(paired) {
-            prefetch_ahead(next, 64 * k + 2048);
+            prefetch(next, 64 * k + 2048);
             // SAFETY: see `Masks::eq`.
             next_high = next_high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
             let at = 64 * todo.trailing_zeros() as usize;
@@ -304,7 +317,7 @@ impl<B: Block64> Masks<B> {
             checks.check(self, bytes[at..at + 67].try_into().unwrap());
         }
         for (k, block) in next_blocks_left {
-            prefetch_ahead(next, 64 * k + 2048);
+            prefetch(next, 64 * k + 2048);
             // SAFETY: see `Masks::eq`.
             next_high = next_high << 1 | u64::from(unsafe { B::load(block, 0).signs().any() });
         }
@@ -322,7 +335,8 @@ impl<B: Block64> Masks<B> {
 /// lead at the last, a three- or four-byte lead at the one before, a four-byte lead two
 /// before): the one error a block of ASCII can hold.
 #[inline(always)]
-pub fn utf8_cut_before(bytes: &[u8], at: usize) -> bool {
+pub fn utf8_cut_before(bytes: Changing<'_>, at: usize) -> bool {
+    let bytes = bytes.read_each_once();
     (bytes[at + 2] >= 0xc0) | (bytes[at + 1] >= 0xe0) | (bytes[at] >= 0xf0)
 }
 

@@ -3,8 +3,8 @@
 //! by a cheaper check of those alone).
 
 use super::{Counter, count_lines};
-use crate::platform;
 use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX};
+use crate::platform::{self, Changing};
 
 /// The windows [`Counter::chars_run`] checks together: 4 KiB, so that a batch with an error,
 /// counted again window by window, costs little (at most a tally's worth).
@@ -27,7 +27,7 @@ impl Counter<'_> {
     /// boundary, maybe inside a character it counted (its last bytes are no character to what
     /// follows, either way). Line ends are counted in one pass at the end.
     #[inline(always)]
-    pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+    pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if from + 67 > buf.len() {
             return from;
         }
@@ -43,16 +43,16 @@ impl Counter<'_> {
         // The three bytes before the first window: before the run's start, which is a character
         // boundary, ASCII stands for them.
         let mut first = [0u8; 67];
-        first[3..].copy_from_slice(&buf[from..from + 64]);
-        run.window(m, buf, from, &first);
+        buf.part(from..from + 64).copy_to(&mut first[3..]);
+        run.window(m, buf, from, Changing::of(&first));
         run.continuation += m.tally_total(run.tally);
         let mut i = from + 64;
         let mut batches = Batches { valid: !run.failed, ..Batches::default() };
         // The batch at `i` (at most `buf.len() - 3`), with the three bytes before it: no window
         // past the last that the three bytes after it follow.
-        let batch_at = |i: usize| -> &[u8] {
+        let batch_at = |i: usize| -> Changing<'_> {
             let windows = ((i + 64 * BATCH).min(buf.len() - 3) - i) / 64;
-            &buf[i - 3..i + 64 * windows]
+            buf.part(i - 3..i + 64 * windows)
         };
         while i + 67 <= buf.len() {
             let batch = batch_at(i);
@@ -83,7 +83,9 @@ impl Counter<'_> {
                     };
                     Self::sparse(m, &mut batches, batch, high, batch_at(i + 64 * windows))
                 }
-                Check::AsciiFirst if !m.any_high(&batch[3..]) => Self::sparse(m, &mut batches, batch, 0, &[]),
+                Check::AsciiFirst if !m.any_high(batch.part(3..)) => {
+                    Self::sparse(m, &mut batches, batch, 0, Changing::of(&[]))
+                }
                 Check::AsciiFirst => {
                     Self::sparse(m, &mut batches, batch, m.high_blocks(batch), batch_at(i + 64 * windows))
                 }
@@ -101,7 +103,7 @@ impl Counter<'_> {
             let end = i + 64 * windows;
             while i + 64 <= end {
                 platform::simd::prefetch_ahead(buf, i);
-                run.window(m, buf, i, buf[i - 3..i + 64].try_into().unwrap());
+                run.window(m, buf, i, buf.array(i - 3));
                 i += 64;
             }
             run.continuation += m.tally_total(run.tally);
@@ -113,7 +115,7 @@ impl Counter<'_> {
         }
         self.counts.chars += 64 * run.tallied - run.continuation - run.taken_back + run.exact;
         if self.want.lines {
-            self.counts.lines += count_lines(&buf[from..i]);
+            self.counts.lines += count_lines(buf.part(from..i));
         }
         i
     }
@@ -124,7 +126,13 @@ impl Counter<'_> {
     /// are `high`; `next` is the batch after it, whose such blocks are found meanwhile. A batch
     /// of ASCII needs only the look at its first bytes (a character cut before it).
     #[inline(always)]
-    fn sparse<B: Block64>(m: Masks<B>, batches: &mut Batches, batch: &[u8], high: u64, next: &[u8]) -> Option<u64> {
+    fn sparse<B: Block64>(
+        m: Masks<B>,
+        batches: &mut Batches,
+        batch: Changing<'_>,
+        high: u64,
+        next: Changing<'_>,
+    ) -> Option<u64> {
         batches.ascii = high == 0;
         if batches.ascii {
             // (Here, not by the sparse check with no block to check: Debian's rustc 1.85
@@ -217,9 +225,9 @@ impl ThreeTries {
 /// three bytes after it): ASCII bytes, and the positions where a valid form begins. Exact
 /// whatever the bytes: an invalid byte begins no character, as in GNU.
 #[inline(always)]
-fn exact_chars<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> u64 {
-    let [two, three, four] = m.utf8_starts(buf[at..at + 67].try_into().unwrap());
-    u64::from((!m.high(buf[at..at + 64].try_into().unwrap()) | two | three | four).count_ones())
+fn exact_chars<B: Block64>(m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
+    let [two, three, four] = m.utf8_starts(buf.array(at));
+    u64::from((!m.high(buf.array(at)) | two | three | four).count_ones())
 }
 
 /// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their
@@ -244,9 +252,9 @@ struct CharWindows<B> {
 impl<B: Block64> CharWindows<B> {
     /// The window at `buf[at..]`, whose three bytes before it and 64 bytes are `window`.
     #[inline(always)]
-    fn window(&mut self, m: Masks<B>, buf: &[u8], at: usize, window: &[u8; 67]) {
+    fn window(&mut self, m: Masks<B>, buf: Changing<'_>, at: usize, window: Changing<'_, [u8; 67]>) {
         if !m.utf8_errors(window) {
-            self.tally = m.tally_continuation(self.tally, window[3..].try_into().unwrap());
+            self.tally = m.tally_continuation(self.tally, window.array(3));
             self.tallied += 1;
             self.pending = true;
         } else {
@@ -260,7 +268,7 @@ impl<B: Block64> CharWindows<B> {
 
     /// The tallied window at `buf[at..]` counted exactly instead.
     #[inline(always)]
-    fn take_back(&mut self, m: Masks<B>, buf: &[u8], at: usize) {
+    fn take_back(&mut self, m: Masks<B>, buf: Changing<'_>, at: usize) {
         let (taken_back, exact) = recount(m, buf, at);
         self.taken_back += taken_back;
         self.exact += exact;
@@ -272,9 +280,8 @@ impl<B: Block64> CharWindows<B> {
 /// of its own would not be compiled for the caller's instruction set, and every vector
 /// operation in it would become a call: `wc -m` of text with 1 % invalid bytes 5x slower.)
 #[inline(always)]
-fn recount<B: Block64>(m: Masks<B>, buf: &[u8], at: usize) -> (u64, u64) {
-    let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
-    (u64::from(64 - m.continuation(block).count_ones()), exact_chars(m, buf, at))
+fn recount<B: Block64>(m: Masks<B>, buf: Changing<'_>, at: usize) -> (u64, u64) {
+    (u64::from(64 - m.continuation(buf.array(at)).count_ones()), exact_chars(m, buf, at))
 }
 
 #[cfg(test)]

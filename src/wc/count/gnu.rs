@@ -3,15 +3,16 @@
 //! the window paths leave (window tails, characters cut by a chunk end) and every locale whose
 //! classes or encoding the masks do not fit.
 
-use super::{Counter, MAX_CHAR_LEN};
-use crate::platform::MbStep;
+use super::Counter;
+use crate::platform::MB_LEN_MAX;
+use crate::platform::{Changing, MbStep};
 use crate::wc::classes::{SPACE_BIT, WIDTH_BITS};
 use crate::wc::utf8::{Utf8, utf8_char};
 
 impl Counter<'_> {
     /// GNU's single-byte loop over `buf[from..to]`; returns `to`.
-    pub(super) fn unibyte_run(&mut self, buf: &[u8], from: usize, to: usize) -> usize {
-        for &c in &buf[from..to] {
+    pub(super) fn unibyte_run(&mut self, buf: Changing<'_>, from: usize, to: usize) -> usize {
+        for c in buf.part(from..to).bytes() {
             self.byte(c);
         }
         to
@@ -65,21 +66,21 @@ impl Counter<'_> {
     /// GNU's multibyte loop over `buf[from..to]`: ASCII by table, the rest by our UTF-8
     /// decoder or the C library's `mbrtowc`. A character cut by the end of the chunk is kept in
     /// `pending`. Returns where it stopped (`to`, or the end of the chunk).
-    pub(super) fn multibyte_run(&mut self, buf: &[u8], from: usize, to: usize) -> usize {
+    pub(super) fn multibyte_run(&mut self, buf: Changing<'_>, from: usize, to: usize) -> usize {
         let mut i = from;
         while i < to {
-            let c = buf[i];
+            let c = buf.byte(i);
             if c < 0x80 {
                 self.counts.chars += 1;
                 self.byte(c);
                 i += 1;
                 continue;
             }
-            match self.mb_step(&buf[i..]) {
+            match self.mb_step(buf.part(i..)) {
                 Some(n) => i += n,
                 None => {
-                    let rest = &buf[i..];
-                    self.pending[..rest.len()].copy_from_slice(rest);
+                    let rest = buf.part(i..);
+                    rest.copy_to(&mut self.pending[..rest.len()]);
                     self.pending_len = rest.len();
                     return buf.len();
                 }
@@ -90,13 +91,14 @@ impl Counter<'_> {
 
     /// Counts the character at the start of `bytes`; returns the bytes it took, or None when
     /// `bytes` ends inside it (nothing counted). An invalid byte is one word byte, no character.
-    pub(super) fn mb_step(&mut self, bytes: &[u8]) -> Option<usize> {
+    pub(super) fn mb_step(&mut self, bytes: Changing<'_>) -> Option<usize> {
         if self.utf8 {
             return self.utf8_step(bytes);
         }
-        if bytes[0] < 0x80 {
+        let first = bytes.byte(0);
+        if first < 0x80 {
             self.counts.chars += 1;
-            self.byte(bytes[0]);
+            self.byte(first);
             return Some(1);
         }
         let decoder = self.decoder.as_mut().expect("multibyte counter has a decoder");
@@ -128,7 +130,7 @@ impl Counter<'_> {
     /// Counts the UTF-8 character at the start of `bytes` (an invalid byte counts as a word byte
     /// and no character, as in GNU); returns the bytes it took, or None when `bytes` ends
     /// inside it.
-    fn utf8_step(&mut self, bytes: &[u8]) -> Option<usize> {
+    fn utf8_step(&mut self, bytes: Changing<'_>) -> Option<usize> {
         match utf8_char(bytes) {
             Utf8::Char(wc, n) => {
                 self.counts.chars += 1;
@@ -145,17 +147,17 @@ impl Counter<'_> {
 
     /// Completes a character begun at the end of the last chunk with the first bytes of
     /// `buf`; returns how many bytes of `buf` it took.
-    pub(super) fn finish_pending(&mut self, buf: &[u8]) -> usize {
-        let mut tmp = [0u8; 2 * MAX_CHAR_LEN];
+    pub(super) fn finish_pending(&mut self, buf: Changing<'_>) -> usize {
+        let mut tmp = [0u8; 2 * MB_LEN_MAX];
         let held = self.pending_len;
         tmp[..held].copy_from_slice(&self.pending[..held]);
-        let take = buf.len().min(MAX_CHAR_LEN);
-        tmp[held..held + take].copy_from_slice(&buf[..take]);
+        let take = buf.len().min(MB_LEN_MAX);
+        buf.part(..take).copy_to(&mut tmp[held..held + take]);
         let avail = held + take;
         self.pending_len = 0;
         let mut j = 0;
         while j < held {
-            match self.mb_step(&tmp[j..avail]) {
+            match self.mb_step(Changing::of(&tmp[j..avail])) {
                 Some(n) => j += n,
                 None => {
                     // Still incomplete: the whole (short) chunk joins the pending bytes.

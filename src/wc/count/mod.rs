@@ -18,7 +18,7 @@
 
 use super::classes::ByteClasses;
 use crate::platform::simd::{Block64, Kernel, Masks, WithMasks};
-use crate::platform::{self, Charset, MbDecoder};
+use crate::platform::{self, Changing, Charset, MB_LEN_MAX, MbDecoder};
 pub(super) use pass::{ClassShape, Pass, pass};
 use words::LeadFilter;
 
@@ -30,9 +30,6 @@ mod tests;
 mod width;
 mod windows;
 mod words;
-
-/// The longest character in any encoding (MB_LEN_MAX).
-const MAX_CHAR_LEN: usize = 16;
 
 /// What to count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,7 +64,7 @@ pub struct Counter<'a> {
     /// UTF-8 is decoded here rather than by `mbrtowc` (same validity rules as GNU 9.12's).
     utf8: bool,
     /// The bytes of a character cut by the end of the last chunk.
-    pending: [u8; MAX_CHAR_LEN],
+    pending: [u8; MB_LEN_MAX],
     pending_len: usize,
     /// Whether `words_run` looks for the lead bytes of spaces before the table look-ups.
     lead_filter: LeadFilter,
@@ -91,7 +88,7 @@ impl<'a> Counter<'a> {
             line_pos: 0,
             decoder: (multibyte && charset != Charset::Utf8).then(MbDecoder::new),
             utf8: charset == Charset::Utf8,
-            pending: [0; MAX_CHAR_LEN],
+            pending: [0; MB_LEN_MAX],
             pending_len: 0,
             lead_filter: LeadFilter::default(),
             pass,
@@ -100,14 +97,14 @@ impl<'a> Counter<'a> {
     }
 
     /// Counts one chunk.
-    pub fn feed(&mut self, buf: &[u8]) {
+    pub fn feed(&mut self, buf: Changing<'_>) {
         self.feed_with(Kernel::best(), buf);
     }
 
     /// Counts one chunk with `kernel`'s block masks (or the best below it that this build and
     /// CPU have): `feed`, and the tests of each kernel.
-    fn feed_with(&mut self, kernel: Kernel, buf: &[u8]) {
-        struct Feed<'c, 'a, 'b>(&'c mut Counter<'a>, &'b [u8]);
+    fn feed_with(&mut self, kernel: Kernel, buf: Changing<'_>) {
+        struct Feed<'c, 'a, 'b>(&'c mut Counter<'a>, Changing<'b>);
         impl WithMasks for Feed<'_, '_, '_> {
             type Output = ();
             #[inline(always)]
@@ -119,7 +116,7 @@ impl<'a> Counter<'a> {
     }
 
     #[inline(always)]
-    fn feed_chunk<B: Block64>(&mut self, m: Masks<B>, buf: &[u8]) {
+    fn feed_chunk<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>) {
         self.counts.bytes += buf.len() as u64;
         let i = if self.pending_len > 0 { self.finish_pending(buf) } else { 0 };
         if self.pending_len > 0 {
@@ -161,7 +158,7 @@ impl<'a> Counter<'a> {
             self.word_char(true);
             j += 1;
             while j < len {
-                match self.mb_step(&pending[j..len]) {
+                match self.mb_step(Changing::of(&pending[j..len])) {
                     Some(n) => j += n,
                     None => break,
                 }
@@ -177,13 +174,13 @@ impl<'a> Counter<'a> {
 }
 
 /// Lines only: the number of LF bytes, counted with SIMD compares.
-pub fn count_lines(buf: &[u8]) -> u64 {
+pub fn count_lines(buf: Changing<'_>) -> u64 {
     platform::simd::count_byte(buf, b'\n')
 }
 
 /// Lines and bytes of one chunk added to `counts` (the count of `Count::Lines`, on either
 /// thread).
-pub fn add_lines_and_bytes(counts: &mut Counts, chunk: &[u8]) {
+pub fn add_lines_and_bytes(counts: &mut Counts, chunk: Changing<'_>) {
     counts.bytes += chunk.len() as u64;
     counts.lines += count_lines(chunk);
 }

@@ -53,7 +53,7 @@ fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
     let mut counter = new_counter(want, &classes, charset);
     let mut prev = 0;
     for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-        counter.feed(&input[prev..cut]);
+        counter.feed(Changing::of(&input[prev..cut]));
         prev = cut;
     }
     counter.finish()
@@ -174,8 +174,8 @@ fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) ->
         let mut prev = 0;
         for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
             match kernel {
-                Some(kernel) => counter.feed_with(kernel, &input[prev..cut]),
-                None => counter.feed(&input[prev..cut]),
+                Some(kernel) => counter.feed_with(kernel, Changing::of(&input[prev..cut])),
+                None => counter.feed(Changing::of(&input[prev..cut])),
             }
             prev = cut;
         }
@@ -399,7 +399,7 @@ fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
         assert_eq!(count(Charset::Unibyte, &input, &cuts, want_all), expected);
         let fast = count(Charset::Unibyte, &input, &cuts, want_fast);
         assert_eq!(fast, Counts { max_line_length: fast.max_line_length, ..expected });
-        assert_eq!(count_lines(&input), expected.lines);
+        assert_eq!(count_lines(Changing::of(&input)), expected.lines);
     }
 }
 
@@ -440,11 +440,11 @@ fn words_agree_as_the_lead_filter_stands_aside_and_looks_again() {
     {
         for kernel in crate::testing::kernels("wc::count (the lead filter's batches)") {
             let mut counter = new_counter(want, &classes, Charset::Utf8);
-            counter.feed_with(kernel, &input[..dense_end]);
+            counter.feed_with(kernel, Changing::of(&input[..dense_end]));
             let after_dense = counter.lead_filter;
-            counter.feed_with(kernel, &input[dense_end..free_end]);
+            counter.feed_with(kernel, Changing::of(&input[dense_end..free_end]));
             let after_free = counter.lead_filter;
-            counter.feed_with(kernel, &input[free_end..]);
+            counter.feed_with(kernel, Changing::of(&input[free_end..]));
             let got = counter.finish();
             assert_eq!(wanted(got, want), wanted(expected, want), "{kernel:?} {want:?}");
             if platform::simd::with_masks(kernel, TableLookups) {
@@ -495,7 +495,7 @@ fn characters_around_the_tally_batches(text: &str) {
             let expected = wanted(reference_utf8(&input), want);
             for kernel in crate::testing::kernels("wc::count (-m around the tally batches)") {
                 let mut counter = new_counter(want, &classes, Charset::Utf8);
-                counter.feed_with(kernel, &input);
+                counter.feed_with(kernel, Changing::of(&input));
                 assert_eq!(wanted(counter.finish(), want), expected, "{kernel:?} spot {k} at {spot} {bad:x?}");
             }
         }
@@ -619,13 +619,13 @@ fn small_inputs_ask_per_character_and_large_chunks_make_the_lead_tables() {
     for kernel in crate::testing::kernels("wc::count (the C library's tables by input size)") {
         let classes = ByteClasses::new(Charset::Utf8, false);
         let mut counter = new_counter(want, &classes, Charset::Utf8);
-        counter.feed_with(kernel, &small);
+        counter.feed_with(kernel, Changing::of(&small));
         assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&small), want));
         let made = |cells: &[std::cell::OnceCell<Box<[u8; 64]>>]| cells.iter().filter(|c| c.get().is_some()).count();
         assert_eq!(made(&classes.wide.lead_blocks), 0, "{kernel:?}");
         assert_eq!(classes.wide.pages.iter().filter(|c| c.get().is_some()).count(), 0, "{kernel:?}");
         let mut counter = new_counter(want, &classes, Charset::Utf8);
-        counter.feed_with(kernel, &large);
+        counter.feed_with(kernel, Changing::of(&large));
         assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&large), want));
         let lookups = platform::simd::with_masks(kernel, TableLookups);
         assert_eq!(made(&classes.wide.lead_blocks) > 0, lookups, "{kernel:?}");

@@ -2,8 +2,8 @@
 
 use super::Counter;
 use super::windows::{Known, span};
-use crate::platform;
 use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks};
+use crate::platform::{self, Changing};
 use crate::wc::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, WIDTH_BITS};
 
 /// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
@@ -24,7 +24,7 @@ impl Counter<'_> {
     /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
     /// Returns where exact measuring stopped: the caller measures the rest.
     #[inline(always)]
-    pub(super) fn width_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+    pub(super) fn width_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // The tight bound asks the C library about 3,840 characters once: for large inputs.
         if self.utf8 && buf.len() >= TIGHT_BOUND_MIN && self.classes.narrow_below_u1000() {
             self.width_run_bounded::<B, true>(m, buf, from)
@@ -41,7 +41,7 @@ impl Counter<'_> {
     pub(super) fn width_run_bounded<B: Block64, const TIGHT: bool>(
         &mut self,
         m: Masks<B>,
-        buf: &[u8],
+        buf: Changing<'_>,
         from: usize,
     ) -> usize {
         // `pos` is exact up to `start`; `[start, i)` is unmeasured and can add at most `grown`.
@@ -53,7 +53,7 @@ impl Counter<'_> {
         let mut lines = 0u64;
         while i + 64 <= buf.len() {
             platform::simd::prefetch_ahead(buf, i);
-            let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+            let block = buf.array::<64>(i);
             let lf = m.eq(block, b'\n');
             let tab = m.eq(block, b'\t');
             let (one, two) = if TIGHT { (!m.continuation(block), m.ge(block, 0xe1)) } else { (u64::MAX, 0) };
@@ -119,7 +119,7 @@ impl Counter<'_> {
     /// no longer has the three bytes after it, past the last bytes of a multibyte space begun
     /// in the last window. Returns where it stopped.
     #[inline(always)]
-    pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+    pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if !self.width_lookups(m, buf.len()) || from + 67 > buf.len() {
             return from;
         }
@@ -142,7 +142,7 @@ impl Counter<'_> {
     fn widths_windows<B: Block64, const HOW: u8>(
         &mut self,
         m: Masks<B>,
-        buf: &[u8],
+        buf: Changing<'_>,
         from: usize,
         spaces: Option<&BytePatterns>,
     ) -> usize {
@@ -154,8 +154,8 @@ impl Counter<'_> {
             let starts = self.width_block(m, buf, i);
             self.counts.chars += u64::from(starts.count_ones());
             if let Some(spaces) = spaces {
-                let window: &[u8; 66] = buf[i..i + 66].try_into().unwrap();
-                let block: &[u8; 64] = window[..64].try_into().unwrap();
+                let window = buf.array::<66>(i);
+                let block = window.array::<64>(0);
                 let mut space = m.ascii_space(block, None) | carry;
                 carry = 0;
                 if m.high(block) != 0 {
@@ -190,7 +190,7 @@ impl Counter<'_> {
     pub(super) fn measure<B: Block64>(
         &mut self,
         m: Masks<B>,
-        buf: &[u8],
+        buf: Changing<'_>,
         start: usize,
         to: usize,
         pos: u64,
@@ -233,14 +233,9 @@ impl Counter<'_> {
     /// and continuation bytes are no characters: no width. Returns where characters begin (ASCII
     /// and the valid forms).
     #[inline(always)]
-    pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], at: usize) -> u64 {
-        let w: &[u8; 67] = buf[at..at + 67].try_into().unwrap();
-        let (b0, b1, b2, b3): (&[u8; 64], &[u8; 64], &[u8; 64], &[u8; 64]) = (
-            w[..64].try_into().unwrap(),
-            w[1..65].try_into().unwrap(),
-            w[2..66].try_into().unwrap(),
-            w[3..].try_into().unwrap(),
-        );
+    pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
+        let w = buf.array::<67>(at);
+        let (b0, b1, b2, b3) = (w.array::<64>(0), w.array::<64>(1), w.array::<64>(2), w.array::<64>(3));
         let control_or_high = m.control_or_high(b0);
         let high = m.high(b0);
         // Printable ASCII is one column; then each block's characters by look-up.
@@ -258,7 +253,7 @@ impl Counter<'_> {
         let mut todo = three;
         while todo != 0 {
             let p = todo.trailing_zeros() as usize;
-            let lead = b0[p];
+            let lead = b0.byte(p);
             let same_lead = todo & (m.eq(b0, lead) | 1 << p);
             todo &= !same_lead;
             let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
@@ -269,7 +264,7 @@ impl Counter<'_> {
         let mut todo = four;
         while todo != 0 {
             let p = todo.trailing_zeros() as usize;
-            let (lead, second) = (b0[p], b1[p]);
+            let (lead, second) = (b0.byte(p), b1.byte(p));
             let same_region = todo & ((m.eq(b0, lead) & m.eq(b1, second)) | 1 << p);
             todo &= !same_region;
             let [x1, x2, mixed] =
@@ -291,9 +286,9 @@ impl Counter<'_> {
             controls &= controls - 1;
             pos += width(last, e);
             last = e;
-            match b0[e] {
-                b'\n' | b'\r' | 0x0c => {
-                    lines += u64::from(b0[e] == b'\n');
+            match b0.byte(e) {
+                byte @ (b'\n' | b'\r' | 0x0c) => {
+                    lines += u64::from(byte == b'\n');
                     longest = longest.max(pos);
                     pos = 0;
                 }
@@ -317,8 +312,8 @@ impl Counter<'_> {
         m: Masks<B>,
         mut chars: u64,
         prefix: u32,
-        next: &[u8; 64],
-        last: &[u8; 64],
+        next: Changing<'_, [u8; 64]>,
+        last: Changing<'_, [u8; 64]>,
     ) -> (u64, u64) {
         let wide = &self.classes.wide;
         let (mut w1, mut w2) = (0, 0);
@@ -327,7 +322,7 @@ impl Counter<'_> {
             while chars != 0 {
                 let p = chars.trailing_zeros() as usize;
                 chars &= chars - 1;
-                let width = wide.get(first(next[p]) | u32::from(last[p] & 0x3f)) & WIDTH_BITS;
+                let width = wide.get(first(next.byte(p)) | u32::from(last.byte(p) & 0x3f)) & WIDTH_BITS;
                 w1 |= u64::from(width != 0) << p;
                 w2 |= u64::from(width == 2) << p;
             }
@@ -335,7 +330,7 @@ impl Counter<'_> {
         while chars != 0 {
             // (The first character's bit too, as in `width_block`.)
             let p = chars.trailing_zeros() as usize;
-            let byte = next[p];
+            let byte = next.byte(p);
             let same = chars & (m.eq(next, byte) | 1 << p);
             let [x1, x2, _] = m.lookup64(last, wide.block64(first(byte)), [WIDTH_BITS, 0b10, 0]);
             w1 |= same & x1;

@@ -2,6 +2,7 @@
 //! only the bytes that matter ("events") are visited one by one; and the loop over windows.
 
 use super::{Counter, Pass};
+use crate::platform::Changing;
 use crate::platform::simd::{Block64, Masks};
 use crate::wc::classes::{SPACE_BIT, WIDTH_BITS};
 use crate::wc::utf8::{Utf8, utf8_char};
@@ -50,7 +51,7 @@ impl Counter<'_> {
     /// no character crosses the chunk's end (the character loop keeps that one). Returns where
     /// it stopped.
     #[inline(always)]
-    pub(super) fn windows<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize, kind: Window) -> usize {
+    pub(super) fn windows<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize, kind: Window) -> usize {
         let known = match kind {
             Window::Unibyte => Known { utf8: false, multibyte: false, words: self.want.words },
             Window::Utf8 => Known { utf8: true, multibyte: true, words: true },
@@ -62,7 +63,7 @@ impl Counter<'_> {
             let used = if kind == Window::Widths {
                 self.line_block::<B, true>(m, buf, i, known)
             } else {
-                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                let block = buf.array::<64>(i);
                 if kind == Window::Unibyte || m.high(block) == 0 {
                     self.block(m, block, known);
                     64
@@ -80,7 +81,7 @@ impl Counter<'_> {
 
     /// 64 bytes of ASCII (or of a single-byte locale) without -L.
     #[inline(always)]
-    fn block<B: Block64>(&mut self, m: Masks<B>, block: &[u8; 64], known: Known) {
+    fn block<B: Block64>(&mut self, m: Masks<B>, block: Changing<'_, [u8; 64]>, known: Known) {
         let lf = m.eq(block, b'\n');
         self.counts.lines += u64::from(lf.count_ones());
         if known.words {
@@ -111,11 +112,11 @@ impl Counter<'_> {
     pub(super) fn line_block<B: Block64, const WIDTH: bool>(
         &mut self,
         m: Masks<B>,
-        buf: &[u8],
+        buf: Changing<'_>,
         at: usize,
         known: Known,
     ) -> usize {
-        let block: &[u8; 64] = buf[at..at + 64].try_into().unwrap();
+        let block = buf.array::<64>(at);
         let mut space = if known.words { m.ascii_space(block, self.classes.space_high) } else { 0 };
         let high = m.high(block);
         let controls = if WIDTH { m.controls(block) } else { 0 };
@@ -164,7 +165,7 @@ impl Counter<'_> {
                     pos -= u64::from((hidden & span(last, p)).count_ones());
                 }
             }
-            let c = block[p];
+            let c = block.byte(p);
             let mut n = 1;
             // Most frequent first: line ends, then non-ASCII, TABs, the rest.
             if c == b'\n' {
@@ -172,7 +173,7 @@ impl Counter<'_> {
                 pos = 0;
             } else if c >= 0x80 {
                 if known.utf8 {
-                    match utf8_char(&buf[at + p..]) {
+                    match utf8_char(buf.part(at + p..)) {
                         Utf8::Char(wc, len) if p + len <= 64 => {
                             if WIDTH || known.words {
                                 let class = self.classes.wide.get(wc);

@@ -2,8 +2,8 @@
 //! multibyte spaces of UTF-8 by byte patterns; words end where white space follows a word byte.
 
 use super::Counter;
-use crate::platform;
 use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks, TALLY_MAX};
+use crate::platform::{self, Changing};
 
 /// When to look for the lead bytes of multibyte spaces before looking the spaces up (with
 /// table look-ups; see `WordWindows::sparse`): the look-up costs more than the rest of a
@@ -63,7 +63,7 @@ impl Counter<'_> {
     /// The windows go in batches of one kind (see `LeadFilter` and [`WordWindows`]), line ends
     /// into a tally.
     #[inline(always)]
-    pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+    pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // (Not even the spaces' patterns for an input too short for a window: they cost a
         // few hundred look-ups in the C library's tables, a tenth of a tiny file's run.)
         if from + 66 > buf.len() {
@@ -81,7 +81,7 @@ impl Counter<'_> {
         // Windows begin where the 66 bytes they need are there.
         while buf.len() - i >= 66 {
             let batch = ((buf.len() - 2 - i) / 64).min(LeadFilter::BATCH);
-            let windows = &buf[i..i + 64 * batch + 2];
+            let windows = buf.part(i..i + 64 * batch + 2);
             let filter = filtered && self.lead_filter.on();
             let (hits, lines) = match (how, filter) {
                 (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, spaces, windows),
@@ -109,7 +109,7 @@ impl Counter<'_> {
     /// locale's one white-space byte above 0x7f, if any; line ends go into a tally, a batch of
     /// windows at a time. Returns where it stopped (at a window boundary).
     #[inline(always)]
-    pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize) -> usize {
+    pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // A loop for each kind of locale, with a white-space byte above 0x7f and without, so that
         // no window tests which (the compiler does not always take the test out of the loop).
         match self.classes.space_high {
@@ -120,7 +120,7 @@ impl Counter<'_> {
 
     /// [`Self::unibyte_words_run`] with the white-space byte above 0x7f, `extra`.
     #[inline(always)]
-    fn unibyte_words<B: Block64>(&mut self, m: Masks<B>, buf: &[u8], from: usize, extra: Option<u8>) -> usize {
+    fn unibyte_words<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize, extra: Option<u8>) -> usize {
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
         let mut i = from;
         while buf.len() - i >= 64 {
@@ -128,7 +128,7 @@ impl Counter<'_> {
             let mut lines = m.tally_new();
             while i < end {
                 platform::simd::prefetch_ahead(buf, i);
-                let block: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+                let block = buf.array::<64>(i);
                 run.words(m.ascii_space(block, extra));
                 lines = m.tally(lines, block, b'\n');
                 i += 64;
@@ -156,13 +156,18 @@ impl WordWindows {
     /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
     /// ends.
     #[inline(always)]
-    fn dense<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: &BytePatterns, windows: &[u8]) -> (u32, u64) {
+    fn dense<B: Block64, const HOW: u8>(
+        &mut self,
+        m: Masks<B>,
+        spaces: &BytePatterns,
+        windows: Changing<'_>,
+    ) -> (u32, u64) {
         let mut lines = m.tally_new();
         let mut at = 0;
-        while let Some(window) = windows.get(at..at + 66) {
+        while at + 66 <= windows.len() {
             platform::simd::prefetch_ahead(windows, at);
-            let window: &[u8; 66] = window.try_into().unwrap();
-            let (block, _) = window.split_first_chunk::<64>().unwrap();
+            let window = windows.array::<66>(at);
+            let block = window.array::<64>(0);
             let mut space = m.ascii_space(block, None) | self.carry;
             self.carry = 0;
             if m.high(block) != 0 {
@@ -186,7 +191,12 @@ impl WordWindows {
     /// second looks up those that do, one after the other (a loop over a bit mask, whose only
     /// hard-to-guess branch is its end); the third counts the words.
     #[inline(always)]
-    fn sparse<B: Block64, const HOW: u8>(&mut self, m: Masks<B>, spaces: &BytePatterns, windows: &[u8]) -> (u32, u64) {
+    fn sparse<B: Block64, const HOW: u8>(
+        &mut self,
+        m: Masks<B>,
+        spaces: &BytePatterns,
+        windows: Changing<'_>,
+    ) -> (u32, u64) {
         let n = (windows.len() - 2) / 64;
         // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
         // and those that go on from the window before (the last slot: past the batch). Only
@@ -201,7 +211,7 @@ impl WordWindows {
         for (k, slot) in ascii[..n].iter_mut().enumerate() {
             let at = 64 * k;
             platform::simd::prefetch_ahead(windows, at);
-            let block: &[u8; 64] = windows[at..at + 64].try_into().unwrap();
+            let block = windows.array::<64>(at);
             *slot = m.ascii_space(block, None);
             look |= u64::from(m.may_begin(block, spaces)) << k;
             lines = m.tally(lines, block, b'\n');
@@ -210,7 +220,7 @@ impl WordWindows {
         while todo != 0 {
             let k = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            let window: &[u8; 66] = windows[64 * k..64 * k + 66].try_into().unwrap();
+            let window = windows.array::<66>(64 * k);
             (multi[k], carried[k + 1]) = m.pattern_bytes::<HOW>(window, spaces);
         }
         for k in 0..n {

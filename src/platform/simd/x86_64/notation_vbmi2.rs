@@ -42,7 +42,7 @@ pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut
         unsafe { _mm512_storeu_si512(to.add(at).cast(), v) }
     };
     for (i, block) in input.chunks_exact(64).take(blocks).enumerate() {
-        crate::platform::simd::prefetch_ahead(input, i * 64);
+        crate::platform::simd::prefetch(input, i * 64);
         let x = load512(block.try_into().unwrap());
         let x1 = _mm512_add_epi8(x, byte(1));
         // Below 0x20 or 0x7f, as signed bytes also 0x80 and above: x + 1 below 0x21 signed.

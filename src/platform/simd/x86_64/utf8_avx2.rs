@@ -4,7 +4,7 @@
 
 use super::avx2::Avx2;
 use super::splat8;
-use crate::platform::simd::{Block64, prefetch_ahead};
+use crate::platform::simd::{Block64, prefetch};
 use std::arch::x86_64::*;
 
 /// `Masks::utf8_continuation_three`: the continuation bytes of the whole blocks of `bytes[3..]`
@@ -39,7 +39,7 @@ pub unsafe fn utf8_continuation_three(bytes: &[u8]) -> Option<u64> {
         // Half a block a turn: the constants stay in registers, where a whole block's turn
         // took them from memory every time, short of registers.
         for (k, half) in bytes[..bytes.len() - (bytes.len() - 3) % 64].windows(35).step_by(32).enumerate() {
-            prefetch_ahead(bytes, 32 * k);
+            prefetch(bytes, 32 * k);
             let at = half.as_ptr();
             let p2 = _mm256_loadu_si256(at.add(1).cast());
             let p1 = _mm256_loadu_si256(at.add(2).cast());

@@ -11,7 +11,7 @@
 //! (benches/RESULTS.md, "Figures behind code comments").
 
 use super::load512;
-use crate::platform::simd::prefetch_ahead;
+use crate::platform::simd::prefetch;
 use crate::platform::simd::utf8::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
 use std::arch::x86_64::*;
 
@@ -47,7 +47,7 @@ pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     let mut tally = _mm512_setzero_si512();
     // Windows, not an index: no bound and no null pointer checked in the loop.
     for (block, window) in bytes.windows(67).step_by(64).enumerate() {
-        prefetch_ahead(bytes, 64 * block);
+        prefetch(bytes, 64 * block);
         let window: &[u8; 67] = window.try_into().unwrap();
         let [prev3, prev2, prev1, input] = [0, 1, 2, 3].map(|k| load512(window[k..k + 64].try_into().unwrap()));
         let input_high = _mm512_srli_epi16::<4>(input);

@@ -11,6 +11,7 @@ mod generated;
 #[allow(unsafe_code)]
 mod hostile;
 mod install;
+mod layout;
 mod locale_diff;
 mod loops;
 mod multicall;

@@ -1,30 +1,27 @@
 //! The `cat` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
-//! texts from those pieces. Arguments are declared in the order of GNU's `long_options` table
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
+//! texts from those messages. Arguments are declared in the order of GNU's `long_options` table
 //! (it decides the order of "possibilities" in an ambiguous-option message); `display_order`
 //! gives the help's order.
 
-use crate::common::help::{
-    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg,
-};
+use crate::common::help::{HELP_OPTION, Msg, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
-const USAGE: Piece = Piece::Printf(c"Usage: %s [OPTION]... [FILE]...\n");
-const DESCRIPTION: Piece = Piece::Text(c"Concatenate FILE(s) to standard output.\n");
-const SHOW_ALL: Piece = Piece::Option(c"  -A, --show-all           equivalent to -vET\n");
-const NUMBER_NONBLANK: Piece =
-    Piece::Option(c"  -b, --number-nonblank    number nonempty output lines, overrides -n\n");
-const E: Piece = Piece::Option(c"  -e                       equivalent to -vE\n");
-const SHOW_ENDS: Piece = Piece::Option(c"  -E, --show-ends          display $ or ^M$ at end of each line\n");
-const NUMBER: Piece = Piece::Option(c"  -n, --number             number all output lines\n");
-const SQUEEZE_BLANK: Piece = Piece::Option(c"  -s, --squeeze-blank      suppress repeated empty output lines\n");
-const T: Piece = Piece::Option(c"  -t                       equivalent to -vT\n");
-const SHOW_TABS: Piece = Piece::Option(c"  -T, --show-tabs          display TAB characters as ^I\n");
-const U: Piece = Piece::Option(c"  -u                       (ignored)\n");
-const SHOW_NONPRINTING: Piece =
-    Piece::Option(c"  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n");
-const EXAMPLES: Piece = Piece::Printf(
+const USAGE: Msg = Msg::Printf(c"Usage: %s [OPTION]... [FILE]...\n");
+const DESCRIPTION: Msg = Msg::Text(c"Concatenate FILE(s) to standard output.\n");
+const SHOW_ALL: Msg = Msg::Option(c"  -A, --show-all           equivalent to -vET\n");
+const NUMBER_NONBLANK: Msg = Msg::Option(c"  -b, --number-nonblank    number nonempty output lines, overrides -n\n");
+const E: Msg = Msg::Option(c"  -e                       equivalent to -vE\n");
+const SHOW_ENDS: Msg = Msg::Option(c"  -E, --show-ends          display $ or ^M$ at end of each line\n");
+const NUMBER: Msg = Msg::Option(c"  -n, --number             number all output lines\n");
+const SQUEEZE_BLANK: Msg = Msg::Option(c"  -s, --squeeze-blank      suppress repeated empty output lines\n");
+const T: Msg = Msg::Option(c"  -t                       equivalent to -vT\n");
+const SHOW_TABS: Msg = Msg::Option(c"  -T, --show-tabs          display TAB characters as ^I\n");
+const U: Msg = Msg::Option(c"  -u                       (ignored)\n");
+const SHOW_NONPRINTING: Msg =
+    Msg::Option(c"  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n");
+const EXAMPLES: Msg = Msg::Printf(
     c"
 Examples:
   %s f - g  Output f's contents, then standard input, then g's contents.
@@ -33,7 +30,7 @@ Examples:
 );
 
 /// `cat --help`, as GNU 9.12 prints it (before its closing lines).
-pub const HELP: &[Piece] = &[
+pub const HELP: &[Msg] = &[
     USAGE,
     DESCRIPTION,
     STDIN_NOTE,
@@ -52,8 +49,8 @@ pub const HELP: &[Piece] = &[
     EXAMPLES,
 ];
 
-fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, piece: Piece) -> Arg {
-    let arg = described(Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order), piece);
+fn flag(id: &'static str, short: char, long: Option<&'static str>, order: usize, message: Msg) -> Arg {
+    let arg = described(Arg::new(id).short(short).action(ArgAction::SetTrue).display_order(order), message);
     match long {
         Some(long) => arg.long(long),
         None => arg,

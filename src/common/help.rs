@@ -1,9 +1,9 @@
 //! `--help` and `--version` in GNU's shape.
 //!
-//! `--help` is printed piece by piece exactly as GNU 9.12 prints it: each piece is one msgid
+//! `--help` is printed message by message exactly as GNU 9.12 prints it: each message is one msgid
 //! GNU passes to gettext (the usage lines, the description, each option), so the catalogs of
 //! the system's coreutils translate it. The tools' clap `Command`s (from which the man pages
-//! and completions are generated) take their texts from the same pieces. GNU's closing lines
+//! and completions are generated) take their texts from the same messages. GNU's closing lines
 //! (where to report bugs) name rapidutils instead; the documentation lines are GNU's.
 //!
 //! Options are printed as GNU's `oputs` prints them: plain when `TERM` is unset, empty or
@@ -18,9 +18,9 @@ use clap::{Arg, ArgAction, Command};
 use std::ffi::CStr;
 use std::os::unix::ffi::OsStrExt;
 
-/// One piece of a tool's `--help`, one gettext msgid each, in the order GNU prints them.
+/// One message of a tool's `--help`, one gettext msgid each, in the order GNU prints them.
 #[derive(Clone, Copy, Debug)]
-pub enum Piece {
+pub enum Msg {
     /// `printf (_(msgid), program_name, ...)`: each conversion is the program name as invoked.
     Printf(&'static CStr),
     /// `fputs (_(msgid), stdout)`.
@@ -29,20 +29,20 @@ pub enum Piece {
     Option(&'static CStr),
 }
 
-impl Piece {
+impl Msg {
     /// The English text (the msgid).
     pub fn msgid(self) -> &'static str {
-        let (Piece::Printf(m) | Piece::Text(m) | Piece::Option(m)) = self;
+        let (Msg::Printf(m) | Msg::Text(m) | Msg::Option(m)) = self;
         m.to_str().expect("msgids are ASCII")
     }
 }
 
 /// GNU's `emit_stdin_note`.
-pub const STDIN_NOTE: Piece = Piece::Text(c"\nWith no FILE, or when FILE is -, read standard input.\n");
+pub const STDIN_NOTE: Msg = Msg::Text(c"\nWith no FILE, or when FILE is -, read standard input.\n");
 /// GNU's `HELP_OPTION_DESCRIPTION`.
-pub const HELP_OPTION: Piece = Piece::Option(c"      --help\n         display this help and exit\n");
+pub const HELP_OPTION: Msg = Msg::Option(c"      --help\n         display this help and exit\n");
 /// GNU's `VERSION_OPTION_DESCRIPTION`.
-pub const VERSION_OPTION: Piece = Piece::Option(c"      --version\n         output version information and exit\n");
+pub const VERSION_OPTION: Msg = Msg::Option(c"      --version\n         output version information and exit\n");
 
 /// Where GNU's manual is (`PACKAGE_URL` and `MANUAL_URL` of GNU 9.12's build).
 const PACKAGE_URL: &str = "https://www.gnu.org/software/coreutils/";
@@ -50,18 +50,18 @@ const MANUAL_URL: &str = "https://www.gnu.org/software/coreutils/manual/coreutil
 
 /// Whether the clap `Command`s carry their texts (usage, description, option help). Only the
 /// man-page and completion generator and the tests read them: the tools print `--help` from
-/// the pieces and parse with the options' names alone, so they skip building the texts at
+/// the messages and parse with the options' names alone, so they skip building the texts at
 /// start-up (25,000 instructions of `cat tiny`'s 223,000).
 pub const DOCUMENTED: bool = cfg!(any(test, feature = "gen"));
 
-/// `arg` with the description of its help piece, where the texts are wanted ([`DOCUMENTED`]).
-pub fn described(arg: Arg, piece: Piece) -> Arg {
-    if DOCUMENTED { arg.help(option_description(piece)) } else { arg }
+/// `arg` with the description of its help message, where the texts are wanted ([`DOCUMENTED`]).
+pub fn described(arg: Arg, message: Msg) -> Arg {
+    if DOCUMENTED { arg.help(option_description(message)) } else { arg }
 }
 
-/// `cmd` with the usage lines of its usage piece and a long description made of `about`'s
-/// pieces, where the texts are wanted ([`DOCUMENTED`]).
-pub fn documented(cmd: Command, usage: Piece, about: &[Piece]) -> Command {
+/// `cmd` with the usage lines of its usage message and a long description made of `about`'s
+/// messages, where the texts are wanted ([`DOCUMENTED`]).
+pub fn documented(cmd: Command, usage: Msg, about: &[Msg]) -> Command {
     if !DOCUMENTED {
         return cmd;
     }
@@ -80,11 +80,11 @@ pub fn version_arg() -> Arg {
     described(Arg::new("version").long("version").action(ArgAction::SetTrue), VERSION_OPTION)
 }
 
-/// The description part of an option piece, unindented, for clap: what follows the option's
+/// The description part of an option message, unindented, for clap: what follows the option's
 /// names, on the next lines (`  -c, --bytes\n         print the byte counts\n`) or after a
 /// gap of two spaces or more on the same line (`  -A, --show-all           equivalent to -vET\n`).
-pub fn option_description(piece: Piece) -> String {
-    let text = piece.msgid().trim_end_matches('\n');
+pub fn option_description(message: Msg) -> String {
+    let text = message.msgid().trim_end_matches('\n');
     let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
     let mut lines: Vec<&str> = Vec::new();
     if let Some(gap) = first.trim_start().find("  ") {
@@ -94,10 +94,10 @@ pub fn option_description(piece: Piece) -> String {
     lines.join("\n")
 }
 
-/// The usage lines of a `Printf` usage piece as clap's `override_usage` wants them: one line
+/// The usage lines of a `Printf` usage message as clap's `override_usage` wants them: one line
 /// per form, each starting with the tool's name.
-pub fn usage_lines(piece: Piece, name: &str) -> String {
-    piece
+pub fn usage_lines(message: Msg, name: &str) -> String {
+    message
         .msgid()
         .lines()
         .map(|line| line.replacen("Usage: %s", name, 1).replacen("  or:  %s", name, 1))
@@ -105,20 +105,20 @@ pub fn usage_lines(piece: Piece, name: &str) -> String {
         .join("\n")
 }
 
-/// The help of tool `name` from its pieces, with `prog` (`argv[0]` as given) for the program.
-pub fn help_text(name: &str, pieces: &[Piece], prog: &[u8]) -> Vec<u8> {
+/// The help of tool `name` from its messages, with `prog` (`argv[0]` as given) for the program.
+pub fn help_text(name: &str, messages: &[Msg], prog: &[u8]) -> Vec<u8> {
     let term = std::env::var_os("TERM");
     let plain = term.as_ref().is_none_or(|t| t.is_empty() || t == "dumb");
     let mut out = Vec::with_capacity(2048);
-    for &piece in pieces {
-        match piece {
-            Piece::Printf(msgid) => {
+    for &message in messages {
+        match message {
+            Msg::Printf(msgid) => {
                 let args = [prog; 4];
                 out.extend_from_slice(&format(tr(msgid), &args));
             }
-            Piece::Text(msgid) => out.extend_from_slice(tr(msgid)),
-            Piece::Option(msgid) if plain => out.extend_from_slice(tr(msgid)),
-            Piece::Option(msgid) => oputs(&mut out, name, tr(msgid)),
+            Msg::Text(msgid) => out.extend_from_slice(tr(msgid)),
+            Msg::Option(msgid) if plain => out.extend_from_slice(tr(msgid)),
+            Msg::Option(msgid) => oputs(&mut out, name, tr(msgid)),
         }
     }
     out.extend_from_slice(format!("\nrapidutils {name}: a drop-in replacement for GNU {name}.\n").as_bytes());
@@ -233,8 +233,8 @@ pub fn emit(text: &[u8], buffering: Buffering) -> i32 {
 
 /// Prints the help of tool `name` (usage lines naming the program as invoked) and returns the
 /// exit status.
-pub fn print_help(name: &str, pieces: &[Piece], buffering: Buffering) -> i32 {
-    emit(&help_text(name, pieces, diag::program_name().as_bytes()), buffering)
+pub fn print_help(name: &str, messages: &[Msg], buffering: Buffering) -> i32 {
+    emit(&help_text(name, messages, diag::program_name().as_bytes()), buffering)
 }
 
 /// Prints the version of tool `name` and returns the exit status.

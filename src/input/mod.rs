@@ -174,8 +174,8 @@ pub fn feed<C: Consumer>(
                     got
                 }
             };
-            if let (None, Some(start), Some(end)) = (only, start, platform::thread_cpu_time()) {
-                chooser.record(way, fed, end.saturating_sub(start));
+            if let (None, Some(start), Some(now)) = (only, start, platform::thread_cpu_time()) {
+                chooser.record(way, fed, now.saturating_sub(start));
             }
             if only.is_some() || chooser.timed_both() {
                 end.maps(only.map_or(chooser.is_chosen(Way::Map), |way| way == Way::Map));
@@ -282,7 +282,7 @@ fn feed_mapping<C: Consumer>(
         let end = ((pos + at as u64) / piece as u64 + 1) * piece as u64 - pos;
         let end = (end as usize).min(bytes.len());
         let mark = consumer.mark();
-        consumer.feed(bytes.part(at..end));
+        consumer.feed(bytes.range(at..end));
         if end < bytes.len() {
             // The page after the piece: past the file's end, this cuts the mapping.
             map.touch(end);
@@ -294,7 +294,7 @@ fn feed_mapping<C: Consumer>(
             if real < end {
                 consumer.rewind(mark);
                 let real = real.max(at);
-                consumer.feed(bytes.part(at..real));
+                consumer.feed(bytes.range(at..real));
                 return Ok(Mapped { len: real as u64, cut: true });
             }
             if cut.is_some() {

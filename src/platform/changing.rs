@@ -67,7 +67,7 @@ impl<'a> Changing<'a> {
 
     /// The view of a part (panics where the range is not inside).
     #[inline(always)]
-    pub fn part<R: SliceIndex<[u8], Output = [u8]>>(self, range: R) -> Changing<'a> {
+    pub fn range<R: SliceIndex<[u8], Output = [u8]>>(self, range: R) -> Changing<'a> {
         Changing(&self.0[range])
     }
 

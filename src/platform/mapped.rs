@@ -23,18 +23,19 @@ mod imp {
     use std::sync::Once;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, compiler_fence};
 
-    /// The live mappings (as many as [`SLOTS`]: one per counting thread): each one's first
+    /// The live mappings (as many as [`WATCHED`]: one per counting thread): each one's first
     /// address (0: free), length, and the offset into it of the first page replaced after a
     /// SIGBUS (usize::MAX: none).
-    struct Slot {
+    struct Watched {
         start: AtomicUsize,
         len: AtomicUsize,
         cut: AtomicUsize,
     }
-    const SLOTS: usize = 2;
+    const WATCHED: usize = 2;
     #[allow(clippy::declare_interior_mutable_const, reason = "each array element is its own")]
-    const FREE: Slot = Slot { start: AtomicUsize::new(0), len: AtomicUsize::new(0), cut: AtomicUsize::new(usize::MAX) };
-    static LIVE: [Slot; SLOTS] = [FREE; SLOTS];
+    const FREE: Watched =
+        Watched { start: AtomicUsize::new(0), len: AtomicUsize::new(0), cut: AtomicUsize::new(usize::MAX) };
+    static LIVE: [Watched; WATCHED] = [FREE; WATCHED];
     static PAGE: AtomicUsize = AtomicUsize::new(0);
     static HANDLER: Once = Once::new();
     /// Whether the handler is in place (see `install_handler`).
@@ -48,12 +49,12 @@ mod imp {
         let page = PAGE.load(Ordering::SeqCst);
         // A read past the end of a mapped file is a BUS_ADRERR (BUS_OBJERR: an I/O error behind
         // the page); anything else (a signal sent by kill, a machine-check report) is not ours.
-        let slot = LIVE.iter().find(|slot| {
-            let (start, len) = (slot.start.load(Ordering::SeqCst), slot.len.load(Ordering::SeqCst));
+        let watched = LIVE.iter().find(|watched| {
+            let (start, len) = (watched.start.load(Ordering::SeqCst), watched.len.load(Ordering::SeqCst));
             start != 0 && addr >= start && addr < start + len
         });
-        if let Some(slot) = slot.filter(|_| code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) {
-            let (start, len) = (slot.start.load(Ordering::SeqCst), slot.len.load(Ordering::SeqCst));
+        if let Some(watched) = watched.filter(|_| code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) {
+            let (start, len) = (watched.start.load(Ordering::SeqCst), watched.len.load(Ordering::SeqCst));
             let from = addr & !(page - 1);
             // SAFETY: [from, start + len) lies inside the live mapping, which only this module
             // owns; replacing it with anonymous zero pages (same protection) leaves every
@@ -70,7 +71,7 @@ mod imp {
                 )
             };
             if ret != libc::MAP_FAILED {
-                slot.cut.fetch_min(from - start, Ordering::SeqCst);
+                watched.cut.fetch_min(from - start, Ordering::SeqCst);
                 return;
             }
         }
@@ -149,7 +150,7 @@ mod imp {
     }
 
     pub struct Mapping {
-        slot: &'static Slot,
+        watched: &'static Watched,
         addr: usize,
         map_len: usize,
         skip: usize,
@@ -176,23 +177,23 @@ mod imp {
                 return Err(io::Error::last_os_error());
             }
             let addr = ptr as usize;
-            // A free slot, taken with its length not yet set (0): the handler matches no address.
-            let Some(slot) = LIVE
+            // A free entry, taken with its length not yet set (0): the handler matches no address.
+            let Some(watched) = LIVE
                 .iter()
-                .find(|slot| slot.start.compare_exchange(0, addr, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+                .find(|watched| watched.start.compare_exchange(0, addr, Ordering::SeqCst, Ordering::SeqCst).is_ok())
             else {
                 // As many mappings are live as the handler watches.
                 // SAFETY: unmapping what was just mapped and is referenced nowhere.
                 unsafe { libc::munmap(ptr, map_len) };
                 return Err(io::Error::from_raw_os_error(libc::EBUSY));
             };
-            slot.cut.store(usize::MAX, Ordering::SeqCst);
-            slot.len.store(map_len, Ordering::SeqCst);
+            watched.cut.store(usize::MAX, Ordering::SeqCst);
+            watched.len.store(map_len, Ordering::SeqCst);
             // SAFETY: advice only, on our own mapping. (Not MADV_POPULATE_READ: mapping every
             // page at once measured dearer than the faults it saves; benches/RESULTS.md,
             // "Figures behind code comments".)
             unsafe { libc::madvise(ptr, map_len, libc::MADV_SEQUENTIAL) };
-            Ok(Mapping { slot, addr, map_len, skip, len })
+            Ok(Mapping { watched, addr, map_len, skip, len })
         }
 
         pub fn bytes(&self) -> &[u8] {
@@ -220,7 +221,7 @@ mod imp {
             // The reads of the mapping before this call (the caller's formatting, `touch`) are
             // not moved after the load below by the compiler.
             compiler_fence(Ordering::SeqCst);
-            match self.slot.cut.load(Ordering::SeqCst) {
+            match self.watched.cut.load(Ordering::SeqCst) {
                 usize::MAX => None,
                 cut => Some(cut.saturating_sub(self.skip)),
             }
@@ -229,8 +230,8 @@ mod imp {
 
     impl Drop for Mapping {
         fn drop(&mut self) {
-            self.slot.len.store(0, Ordering::SeqCst);
-            self.slot.start.store(0, Ordering::SeqCst);
+            self.watched.len.store(0, Ordering::SeqCst);
+            self.watched.start.store(0, Ordering::SeqCst);
             // SAFETY: our own mapping (or its zero-page replacement), not referenced past drop.
             unsafe { libc::munmap(self.addr as *mut c_void, self.map_len) };
         }

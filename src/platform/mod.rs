@@ -477,8 +477,8 @@ mod tests {
         set_nonblocking(r.as_raw_fd(), false).unwrap();
         // Fill the write end, then let a reader drain it: wait_writable returns once there is room.
         set_nonblocking(w.as_raw_fd(), true).unwrap();
-        let chunk = [7u8; 4096];
-        while write(w.as_raw_fd(), &chunk).is_ok() {}
+        let page = [7u8; 4096];
+        while write(w.as_raw_fd(), &page).is_ok() {}
         let reader = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(20));
             let mut buf = [0u8; 65536];
@@ -487,7 +487,7 @@ mod tests {
         wait_writable(w.as_raw_fd()).unwrap();
         let (n, _r) = reader.join().unwrap();
         assert!(n > 0);
-        assert!(write(w.as_raw_fd(), &chunk).is_ok());
+        assert!(write(w.as_raw_fd(), &page).is_ok());
     }
 
     /// A blocked `read` interrupted by a signal whose handler returns (no SA_RESTART) fails

@@ -24,14 +24,14 @@ pub struct WideClasses {
     /// How many characters `get` has asked the C library one by one, see `tables_pay`.
     singly: Cell<u64>,
     pub(super) supplementary: OnceCell<Box<[Lazy<[u8; 256]>]>>,
-    /// For each lead byte of a three-byte UTF-8 form, the width of each 64-character block it
-    /// begins (by second byte), see `lead_blocks`.
-    pub(super) lead_blocks: [OnceCell<Box<[u8; 64]>>; 16],
+    /// For each lead byte of a three-byte UTF-8 form, the width of each row of 64 characters it
+    /// begins (by second byte), see `lead_rows`.
+    pub(super) lead_rows: [OnceCell<Box<[u8; 64]>>; 16],
     /// The same for the first two bytes of four-byte forms (F0..=F4, then 0x80..=0xBF),
     /// indexed by the third byte; made on first use. Any lead byte's low three bits have
     /// their entry: the bytes of a shared mapping may change between the UTF-8 check and
     /// the look-up (another writer), and no byte may then lead out of a table.
-    pub(super) region_blocks: OnceCell<Box<[Lazy<[u8; 64]>]>>,
+    pub(super) region_rows: OnceCell<Box<[Lazy<[u8; 64]>]>>,
 }
 
 /// A table made the first time it is needed.
@@ -52,11 +52,11 @@ const PAGE_AFTER: u16 = 256;
 const TABLES_MIN: usize = 64 << 10;
 const TABLES_AFTER: u64 = 8 << 10;
 
-/// A `lead_blocks` entry: every character of the block is this wide (0, 1, or 3 for 2:
+/// A `lead_rows` entry: every character of the row is this wide (0, 1, or 3 for 2:
 /// the bits `width >= 1` and `width == 2`, as `WIDTH_BITS` of an entry)...
-pub(super) const BLOCK_WIDTH_BITS: u8 = 0b011;
-/// ...or the characters of the block differ in width.
-pub(super) const BLOCK_MIXED: u8 = 0b100;
+pub(super) const ROW_WIDTH_BITS: u8 = 0b011;
+/// ...or the characters of the row differ in width.
+pub(super) const ROW_MIXED: u8 = 0b100;
 
 impl WideClasses {
     pub(super) fn new(posixly_correct: bool) -> WideClasses {
@@ -66,8 +66,8 @@ impl WideClasses {
             asked: [const { Cell::new(0) }; 256],
             singly: Cell::new(0),
             supplementary: OnceCell::new(),
-            lead_blocks: [const { OnceCell::new() }; 16],
-            region_blocks: OnceCell::new(),
+            lead_rows: [const { OnceCell::new() }; 16],
+            region_rows: OnceCell::new(),
         }
     }
 
@@ -126,7 +126,7 @@ impl WideClasses {
         self.singly.set(TABLES_AFTER);
     }
 
-    /// Whether the tables of whole lead bytes (`lead_blocks`, 4,096 characters each) pay for a
+    /// Whether the tables of whole lead bytes (`lead_rows`, 4,096 characters each) pay for a
     /// chunk of `len` bytes: in a large chunk, or once this run has asked the C library about
     /// many characters one by one.
     pub(super) fn tables_pay(&self, len: usize) -> bool {
@@ -136,7 +136,7 @@ impl WideClasses {
     /// The entries of the 64 characters from `first` (a multiple of 64, at most U+10FFC0; past
     /// that, from bytes changed under the reader, those of the last page).
     #[inline]
-    pub(super) fn block64(&self, first: u32) -> &[u8; 64] {
+    pub(super) fn row64(&self, first: u32) -> &[u8; 64] {
         let page = self.page(((first >> 8) as usize).min(PAGES - 1));
         page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
     }
@@ -148,35 +148,35 @@ impl WideClasses {
         platform::char_width(wc).clamp(0, 3) as u8
     }
 
-    /// The widths of the 64 blocks of 64 characters from `first` (a multiple of 4,096): each
-    /// `BLOCK_WIDTH_BITS` of a common width, or `BLOCK_MIXED`. A block's widths come from its
+    /// The widths of the 64 rows of 64 characters from `first` (a multiple of 4,096): each
+    /// `ROW_WIDTH_BITS` of a common width, or `ROW_MIXED`. A row's widths come from its
     /// page if made, else from the C library, asked no further than the first that differs.
-    pub(super) fn blocks_of(&self, first: u32) -> Box<[u8; 64]> {
+    pub(super) fn rows_of(&self, first: u32) -> Box<[u8; 64]> {
         Box::new(std::array::from_fn(|k| {
-            let block = first | ((k as u32) << 6);
-            let page = self.made_page(block);
+            let row = first | ((k as u32) << 6);
+            let page = self.made_page(row);
             let width = |i: u32| match page {
-                Some(page) => page[((block | i) & 0xff) as usize] & WIDTH_BITS,
-                None => Self::width(block | i),
+                Some(page) => page[((row | i) & 0xff) as usize] & WIDTH_BITS,
+                None => Self::width(row | i),
             };
             let common = width(0);
-            if (1..64).all(|i| width(i) == common) { if common == 2 { 0b011 } else { common } } else { BLOCK_MIXED }
+            if (1..64).all(|i| width(i) == common) { if common == 2 { 0b011 } else { common } } else { ROW_MIXED }
         }))
     }
 
-    /// The widths of the 64 blocks of 64 characters that the three-byte lead `lead` begins,
+    /// The widths of the 64 rows of 64 characters that the three-byte lead `lead` begins,
     /// indexed by the second byte's low six bits.
-    pub(super) fn lead_blocks(&self, lead: u8) -> &[u8; 64] {
-        self.lead_blocks[usize::from(lead & 0x0f)].get_or_init(|| self.blocks_of(u32::from(lead & 0x0f) << 12))
+    pub(super) fn lead_rows(&self, lead: u8) -> &[u8; 64] {
+        self.lead_rows[usize::from(lead & 0x0f)].get_or_init(|| self.rows_of(u32::from(lead & 0x0f) << 12))
     }
 
-    /// The widths of the 64 blocks of 64 characters that a four-byte form's first two bytes
+    /// The widths of the 64 rows of 64 characters that a four-byte form's first two bytes
     /// (`lead` F0..=F4, `second` a continuation byte) begin, indexed by the third byte's low six
     /// bits.
-    pub(super) fn region_blocks(&self, lead: u8, second: u8) -> &[u8; 64] {
+    pub(super) fn region_rows(&self, lead: u8, second: u8) -> &[u8; 64] {
         let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
-        let cells = self.region_blocks.get_or_init(|| (0..8 * 64).map(|_| OnceCell::new()).collect());
-        cells[index].get_or_init(|| self.blocks_of((u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12)))
+        let cells = self.region_rows.get_or_init(|| (0..8 * 64).map(|_| OnceCell::new()).collect());
+        cells[index].get_or_init(|| self.rows_of((u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12)))
     }
 }
 
@@ -264,38 +264,38 @@ mod tests {
     /// (another writer): every lead and second byte, valid or not, finds its tables, and no
     /// table is indexed past its end.
     #[test]
-    fn any_bytes_find_a_block_table() {
+    fn any_bytes_find_a_row_table() {
         let wide = WideClasses::new(false);
         for lead in 0..=255u8 {
-            let _ = wide.lead_blocks(lead);
+            let _ = wide.lead_rows(lead);
             for second in 0..=255u8 {
-                let _ = wide.region_blocks(lead, second);
+                let _ = wide.region_rows(lead, second);
             }
         }
         // Past U+10FFFF: the last page's entries.
-        assert_eq!(wide.block64(0x1f_ffc0), wide.block64(0x10_ffc0));
+        assert_eq!(wide.row64(0x1f_ffc0), wide.row64(0x10_ffc0));
     }
 
     /// The tables of whole leads hold the widths the C library gives each character (GNU
-    /// 9.12's `c32width`, 0 below one, 2 as 0b011), one width a 64-character block or mixed,
+    /// 9.12's `c32width`, 0 below one, 2 as 0b011), one width a row of 64 characters or mixed,
     /// for every character of the three-byte forms and of the emoji's region, with a page made
-    /// in the middle (whose block is answered from it).
+    /// in the middle (whose row is answered from it).
     #[test]
     fn lead_tables_hold_the_c_librarys_widths() {
         let gnu = |wc: u32| platform::char_width(wc).clamp(0, 3) as u8;
         let wide = WideClasses::new(false);
         wide.page(0x4e);
-        let tables = (0xe0..=0xefu8).map(|lead| (u32::from(lead & 0x0f) << 12, wide.lead_blocks(lead)));
-        for (first, blocks) in tables.chain([(0x1f000, wide.region_blocks(0xf0, 0x9f))]) {
-            for (k, &entry) in blocks.iter().enumerate() {
-                let block = first | (k as u32) << 6;
-                let widths: Vec<u8> = (block..block + 64).map(gnu).collect();
+        let tables = (0xe0..=0xefu8).map(|lead| (u32::from(lead & 0x0f) << 12, wide.lead_rows(lead)));
+        for (first, rows) in tables.chain([(0x1f000, wide.region_rows(0xf0, 0x9f))]) {
+            for (k, &entry) in rows.iter().enumerate() {
+                let row = first | (k as u32) << 6;
+                let widths: Vec<u8> = (row..row + 64).map(gnu).collect();
                 let expected = match widths[0] {
-                    _ if widths.iter().any(|&w| w != widths[0]) => BLOCK_MIXED,
+                    _ if widths.iter().any(|&w| w != widths[0]) => ROW_MIXED,
                     2 => 0b011,
                     width => width,
                 };
-                assert_eq!(entry, expected, "U+{block:04X}");
+                assert_eq!(entry, expected, "U+{row:04X}");
             }
         }
     }

@@ -1,46 +1,44 @@
 //! The `wc` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
-//! texts from those pieces. Arguments are declared in the order of GNU's `longopts` table (it
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
+//! texts from those messages. Arguments are declared in the order of GNU's `longopts` table (it
 //! decides the order of "possibilities" in an ambiguous-option message); `display_order` gives
 //! the help's order.
 
-use crate::common::help::{
-    HELP_OPTION, Piece, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg,
-};
+use crate::common::help::{HELP_OPTION, Msg, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
 /// The values `--total` takes, in GNU's argmatch order (its "Valid arguments" list). Not a
 /// clap value parser: that would add 17 KB of clap to the binary; the generator attaches it.
 pub const TOTAL_WHEN: [&str; 4] = ["auto", "always", "only", "never"];
 
-const USAGE: Piece = Piece::Printf(c"Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n");
-const DESCRIPTION: Piece = Piece::Text(
+const USAGE: Msg = Msg::Printf(c"Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n");
+const DESCRIPTION: Msg = Msg::Text(
     c"Print newline, word, and byte counts for each FILE, and a total line if
 more than one FILE is specified.  A word is a nonempty sequence of non white
 space delimited by white space characters or by start or end of input.
 ",
 );
-const SELECTION: Piece = Piece::Text(
+const SELECTION: Msg = Msg::Text(
     c"
 The options below may be used to select which counts are printed, always in
 the following order: newline, word, character, byte, maximum line length.
 ",
 );
-const BYTES: Piece = Piece::Option(c"  -c, --bytes\n         print the byte counts\n");
-const CHARS: Piece = Piece::Option(c"  -m, --chars\n         print the character counts\n");
-const LINES: Piece = Piece::Option(c"  -l, --lines\n         print the newline counts\n");
-const DEBUG: Piece = Piece::Option(c"      --debug\n         indicate what line count acceleration is used\n");
-const FILES0_FROM: Piece = Piece::Option(
+const BYTES: Msg = Msg::Option(c"  -c, --bytes\n         print the byte counts\n");
+const CHARS: Msg = Msg::Option(c"  -m, --chars\n         print the character counts\n");
+const LINES: Msg = Msg::Option(c"  -l, --lines\n         print the newline counts\n");
+const DEBUG: Msg = Msg::Option(c"      --debug\n         indicate what line count acceleration is used\n");
+const FILES0_FROM: Msg = Msg::Option(
     c"      --files0-from=F
          read input from the files specified by
          NUL-terminated names in file F;
          If F is -, read names from standard input
 ",
 );
-const MAX_LINE_LENGTH: Piece = Piece::Option(c"  -L, --max-line-length\n         print the maximum display width\n");
-const WORDS: Piece = Piece::Option(c"  -w, --words\n         print the word counts\n");
-const TOTAL: Piece = Piece::Option(
+const MAX_LINE_LENGTH: Msg = Msg::Option(c"  -L, --max-line-length\n         print the maximum display width\n");
+const WORDS: Msg = Msg::Option(c"  -w, --words\n         print the word counts\n");
+const TOTAL: Msg = Msg::Option(
     c"      --total=WHEN
          when to print a line with total counts;
          WHEN can be: auto, always, only, never
@@ -48,7 +46,7 @@ const TOTAL: Piece = Piece::Option(
 );
 
 /// `wc --help`, as GNU 9.12 prints it (before its closing lines).
-pub const HELP: &[Piece] = &[
+pub const HELP: &[Msg] = &[
     USAGE,
     DESCRIPTION,
     STDIN_NOTE,
@@ -65,8 +63,8 @@ pub const HELP: &[Piece] = &[
     VERSION_OPTION,
 ];
 
-fn flag(id: &'static str, short: Option<char>, order: usize, piece: Piece) -> Arg {
-    let arg = described(Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order), piece);
+fn flag(id: &'static str, short: Option<char>, order: usize, message: Msg) -> Arg {
+    let arg = described(Arg::new(id).long(id).action(ArgAction::SetTrue).display_order(order), message);
     match short {
         Some(c) => arg.short(c),
         None => arg,

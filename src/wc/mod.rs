@@ -3,7 +3,7 @@
 //!
 //! Plan: parse; pick the inputs (operands, standard input, or NUL-separated names from
 //! `--files0-from`, read at once from a regular file and streamed otherwise); compute GNU's
-//! column width from the inputs' `stat`; then count each input (`input::Counting`) along the
+//! column width from the inputs' `stat`; then count each input (`paths::Counting`) along the
 //! path `plan` picks: a regular file's size for bytes alone, a SIMD byte count for lines, the
 //! counter (`count`) otherwise; print a line per input (a read error after its line, as GNU
 //! 9.12) and the total.
@@ -11,8 +11,8 @@
 mod classes;
 mod cli;
 pub mod count;
-mod input;
 mod parallel;
+mod paths;
 mod plan;
 mod utf8;
 
@@ -23,7 +23,7 @@ use crate::common::i18n::{format, tr, trf};
 use crate::common::{Arg, diag, help, quote, sink};
 use crate::platform::{self, FileInfo, FileKind};
 use count::{Counts, Want};
-use input::Counting;
+use paths::Counting;
 use plan::Count;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -248,7 +248,7 @@ impl Wc {
             }
         };
         let fd = file.as_ref().map_or(platform::STDIN, |f| f.as_raw_fd());
-        let names = input::names(fd);
+        let names = paths::names(fd);
         // GNU reads a regular list file whole when it is at most 10 MiB (and half the available
         // memory); a larger one is streamed like a pipe, so the widths do not depend on the files.
         const LIST_IN_MEMORY: u64 = 10 * 1024 * 1024;

@@ -5,7 +5,7 @@
 
 use super::classes::ByteClasses;
 use super::count::Counts;
-use super::input::{BIG_BUFFER_SIZE, Counting, InputCount, sum};
+use super::paths::{BIG_BUFFER_SIZE, Counting, InputCount, sum};
 use super::plan::Count;
 use crate::input::{self, Bound, Consumer, Way};
 use crate::platform::{self, Changing, Fd, FileInfo};
@@ -37,7 +37,7 @@ impl Counting {
                 let fresh = InputCount::new(count, want, classes.as_ref(), charset);
                 let mut buf = platform::PageBuffer::new(BIG_BUFFER_SIZE)?;
                 let mut total = Counts::default();
-                let add = |tally: InputCount| total = sum(&total, &tally.finish());
+                let add = |counted: InputCount| total = sum(&total, &counted.finish());
                 let result = feed_end(fd, info.size, share, b'\n', buf.as_mut_slice(), || fresh.clone(), add);
                 io::Result::Ok((total, result.err()))
             });
@@ -221,7 +221,7 @@ fn feed_mapped<C: Consumer>(fd: Fd, from: u64, to: u64, consumer: &mut C) -> boo
     else {
         return false;
     };
-    consumer.feed(map.bytes().part((from - aligned) as usize..(to - aligned) as usize));
+    consumer.feed(map.bytes().range((from - aligned) as usize..(to - aligned) as usize));
     map.cut().is_none()
 }
 

@@ -1,16 +1,16 @@
 //! The `yes` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per piece; the clap `Command` takes its
-//! texts from those pieces.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
+//! texts from those messages.
 
-use crate::common::help::{HELP_OPTION, Piece, VERSION_OPTION, documented, help_arg, version_arg};
+use crate::common::help::{HELP_OPTION, Msg, VERSION_OPTION, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
-const USAGE: Piece = Piece::Printf(c"Usage: %s [STRING]...\n  or:  %s OPTION\n");
-const DESCRIPTION: Piece = Piece::Text(c"Repeatedly output a line with all specified STRING(s), or 'y'.\n\n");
+const USAGE: Msg = Msg::Printf(c"Usage: %s [STRING]...\n  or:  %s OPTION\n");
+const DESCRIPTION: Msg = Msg::Text(c"Repeatedly output a line with all specified STRING(s), or 'y'.\n\n");
 
 /// `yes --help`, as GNU 9.12 prints it (before its closing lines).
-pub const HELP: &[Piece] = &[USAGE, DESCRIPTION, HELP_OPTION, VERSION_OPTION];
+pub const HELP: &[Msg] = &[USAGE, DESCRIPTION, HELP_OPTION, VERSION_OPTION];
 
 pub fn command() -> Command {
     let cmd = Command::new("yes").about("output a string repeatedly until killed");

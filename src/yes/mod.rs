@@ -188,14 +188,14 @@ fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> 
     if len == 0 {
         return None;
     }
-    // A write of `chunk` bytes starting `phase` bytes into the pattern, from `lines`.
-    let chunk = (page * SOURCE_PAGES).min(unit).min(WRITE_BUFFER_MIN);
+    // A write of `write_len` bytes starting `phase` bytes into the pattern, from `lines`.
+    let write_len = (page * SOURCE_PAGES).min(unit).min(WRITE_BUFFER_MIN);
     // Never blocks: a pipe that took less than asked ends the set-up.
     platform::set_nonblocking(source_in.as_raw_fd(), true).ok()?;
     let mut written = 0;
     while written < unit {
         let phase = written % line.len();
-        let n = chunk.min(unit - written);
+        let n = write_len.min(unit - written);
         if platform::write(source_in.as_raw_fd(), &lines[phase..phase + n]).ok()? != n {
             return None;
         }

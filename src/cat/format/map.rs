@@ -15,14 +15,15 @@ pub(super) const SLOT: usize = 128 + 256 + 64;
 /// Steps of [`map_block`] between two tests of whether a block has bytes left.
 const STEPS: usize = 4;
 
-/// Input bytes of a group: blocks whose output goes into one area of fixed size, so that no
-/// block checks its slot's bounds or reloads their limits. Four groups and the 65 bytes read
-/// past the last fit a 64 KiB chunk (cat's reads and mapped pieces).
-const GROUP: usize = 64 * 254;
+/// An area: a part of the output of fixed size that the blocks of `AREA_INPUT` bytes are
+/// written into, so that no block checks its slot's bounds or reloads their limits. Their
+/// worst case (4 bytes a byte) rounded up to a power of two, which the output offsets are
+/// taken modulo (one `and`, no division).
+const AREA: usize = 1 << 16;
 
-/// A group's output area: its worst case (4 bytes a byte) rounded up to a power of two, which
-/// the output offsets are taken modulo (one `and`, no division).
-const GROUP_OUT: usize = 1 << 16;
+/// The input of an area: four of them and the 65 bytes read past the last fit a 64 KiB chunk
+/// (cat's reads and mapped pieces).
+const AREA_INPUT: usize = 64 * 254;
 
 /// Maps every byte of `input` onto the end of `out` (which has room for it: `OutBuf::room_for`),
 /// the bytes `marked` through its table, the others as they are.
@@ -40,25 +41,25 @@ pub(super) fn map<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, 
 /// [`map`] of one kind of mark.
 #[inline(always)]
 fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out: &mut OutBuf) {
-    const { assert!(4 * GROUP <= GROUP_OUT) };
+    const { assert!(4 * AREA_INPUT <= AREA) };
     // Four bytes at most a byte, and a slot past the last block's start.
     assert!(out.has_room(4 * input.len() + SLOT), "OutBuf too small");
     let table = marked.table();
     let (data, mut len) = out.parts();
     let mut base = 0;
-    while base + GROUP + 65 <= input.len() && len + GROUP_OUT + SLOT <= data.len() {
-        let src = input.array::<{ GROUP + 65 }>(base);
-        let area: &mut [u8; GROUP_OUT + SLOT] = (&mut data[len..len + GROUP_OUT + SLOT]).try_into().unwrap();
+    while base + AREA_INPUT + 65 <= input.len() && len + AREA + SLOT <= data.len() {
+        let src = input.array::<{ AREA_INPUT + 65 }>(base);
+        let area: &mut [u8; AREA + SLOT] = (&mut data[len..len + AREA + SLOT]).try_into().unwrap();
         let mut end = 0;
-        for at in (0..GROUP).step_by(64) {
+        for at in (0..AREA_INPUT).step_by(64) {
             platform::simd::prefetch_ahead(input, base + at);
             // At most 4 * at: the `%` only shows the compiler that the slot fits the area.
-            let to = end % GROUP_OUT;
+            let to = end % AREA;
             let slot = (&mut area[to..to + SLOT]).try_into().unwrap();
             end = to + map_block(m, src.array(at), 64, table, marked, slot);
         }
         len += end;
-        base += GROUP;
+        base += AREA_INPUT;
     }
     while base + 129 <= input.len() {
         platform::simd::prefetch_ahead(input, base);
@@ -68,7 +69,7 @@ fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out:
     }
     // The last bytes (up to two blocks), in a copy padded with spaces, which show as
     // themselves; a CR at the very end is never in `input` under -E (the formatter holds it).
-    let rest = input.part(base..);
+    let rest = input.range(base..);
     let mut padded = [b' '; 64 + 129];
     rest.copy_to(&mut padded[..rest.len()]);
     for at in (0..rest.len()).step_by(64) {
@@ -104,7 +105,7 @@ fn map_block<B: Block64>(
         // Its cost is the same for every block: three rounds of steps and more cost more.
         let dense = len == 64 && mask.count_ones() as usize > 2 * STEPS;
         if dense && m.families().notation != Notation::Steps {
-            let (_, written) = m.notation(src.all().part(..64), tabs, ends, &mut dst[..256]);
+            let (_, written) = m.notation(src.all().range(..64), tabs, ends, &mut dst[..256]);
             return written;
         }
     }
@@ -118,7 +119,7 @@ fn map_block<B: Block64>(
         }
         return to;
     }
-    src.all().part(..64).copy_to(&mut dst[..64]);
+    src.all().range(..64).copy_to(&mut dst[..64]);
     // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only shows
     // the compiler the bounds).
     let mut grown = 0usize;
@@ -135,7 +136,7 @@ fn map_block<B: Block64>(
                 grown += grow;
                 debug_assert!(grown <= 3 * 16);
                 let to = to + 1 + grow;
-                src.all().part(at + 1..at + 65).copy_to(&mut dst[to..to + 64]);
+                src.all().range(at + 1..at + 65).copy_to(&mut dst[to..to + 64]);
             }
             if mask == 0 {
                 break;
@@ -153,7 +154,7 @@ mod tests {
     /// `map` in every kernel (the whole-block notation of AVX-512 VBMI2 left aside, as on CPUs
     /// without it) against the one definition byte by byte (-v), or against what -T and -E show
     /// without it: inputs from no byte needing notation to all of them, at every length around
-    /// the block, slot and group sizes.
+    /// the block, slot and area sizes.
     #[test]
     fn map_matches_the_notation_in_every_kernel() {
         struct Map<'a>(&'a [u8], Marked, &'a mut OutBuf);
@@ -180,9 +181,9 @@ mod tests {
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut inputs = Vec::new();
         let lengths = (0..300).chain([383, 384, 385, 1000, 4096 + 7]);
-        for (round, len) in lengths.enumerate() {
+        for (trial, len) in lengths.enumerate() {
             // One byte in `1 << density` needs notation (none for the last density).
-            let density = round % 7;
+            let density = trial % 7;
             let mut input = Vec::with_capacity(len);
             for _ in 0..len {
                 let r = next();
@@ -196,11 +197,11 @@ mod tests {
             }
             inputs.push((input, format!("length {len} density {density}")));
         }
-        // Groups and what is left after them: every density in turn, 1000 bytes each, over
-        // three groups and more.
+        // Areas and what is left after them: every density in turn, 1000 bytes each, over
+        // three areas and more.
         let mut input = Vec::new();
-        for round in 0..3 * GROUP / 1000 + 5 {
-            let density = round % 7;
+        for trial in 0..3 * AREA_INPUT / 1000 + 5 {
+            let density = trial % 7;
             input.extend((0..1000).map(|_| {
                 let r = next();
                 if density < 6 && r % (1 << density) == 0 {
@@ -209,7 +210,7 @@ mod tests {
                     b'a' + (r >> 40) as u8 % 26
                 }
             }));
-            input.push(if round % 2 == 0 { b'\n' } else { b'\t' });
+            input.push(if trial % 2 == 0 { b'\n' } else { b'\t' });
         }
         inputs.push((input, "densities in turn".to_string()));
         // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the slot

@@ -100,7 +100,7 @@ impl Formatter {
                 let (data, len) = out.parts();
                 let (done, written) = m.notation(input, tabs, ends, &mut data[len..]);
                 out.set_len(len + written);
-                input = input.part(done..);
+                input = input.range(done..);
             }
             Marked::Nonprinting { tabs, ends }
         } else if ends {
@@ -144,7 +144,7 @@ impl Formatter {
                 start = end + 1;
             }
         }
-        for end in input.part(full..).find_all(b'\n').map(|p| full + p) {
+        for end in input.range(full..).find_all(b'\n').map(|p| full + p) {
             if end > start {
                 self.content(input, start, end, true, out);
             }
@@ -178,7 +178,7 @@ impl Formatter {
                 at_start = true;
             }
         }
-        for end in input.part(full..).find_all(b'\n').map(|p| full + p + 1) {
+        for end in input.range(full..).find_all(b'\n').map(|p| full + p + 1) {
             if at_start {
                 len = self.counter.put_at(data, len);
             }
@@ -210,7 +210,7 @@ impl Formatter {
             self.nonprinting_block(m, input, base, 64, out);
         }
         if full < input.len() {
-            let rest = input.part(full..);
+            let rest = input.range(full..);
             let mut padded = [b' '; 128];
             rest.copy_to(&mut padded[..rest.len()]);
             self.nonprinting_block(m, Changing::of(&padded), 0, rest.len(), out);
@@ -277,7 +277,7 @@ impl Formatter {
             out.put_run(input, start, end - start);
             return;
         }
-        self.line_body(input.part(start..end), ends_line, out);
+        self.line_body(input.range(start..end), ends_line, out);
     }
 
     /// Ends the output of the last file: a CR held back in case a LF followed prints as is.
@@ -320,9 +320,9 @@ impl Formatter {
         if self.opts.show_tabs {
             let mut rest = body;
             while let Some(p) = rest.find(b'\t') {
-                out.put_copy(rest.part(..p));
+                out.put_copy(rest.range(..p));
                 out.put(b"^I");
-                rest = rest.part(p + 1..);
+                rest = rest.range(p + 1..);
             }
             out.put_copy(rest);
         } else {
@@ -398,7 +398,7 @@ mod tests {
     fn pseudo_random_inputs_match_model() {
         let kernels = crate::testing::kernels("cat::format::pseudo_random_inputs_match_model");
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
-        for round in 0..300 {
+        for trial in 0..300 {
             let len = (next() % 3000) as usize;
             let input: Vec<u8> = (0..len)
                 .map(|_| match next() % 8 {
@@ -420,7 +420,7 @@ mod tests {
             }
             chunks.push(&input[prev..]);
             // Every kernel in turn (the masks split blocks differently in each).
-            let kernel = kernels[round % kernels.len()];
+            let kernel = kernels[trial % kernels.len()];
             for opts in all_options() {
                 assert_eq!(run_on(kernel, opts, &chunks), reference(opts, &input), "{kernel:?} {opts:?}");
             }

@@ -113,16 +113,16 @@ impl OutBuf {
 pub(super) fn put_run_at(data: &mut [u8], at: usize, src: Changing<'_>, start: usize, end: usize) -> usize {
     let len = end - start;
     if len <= OVERCOPY && start + OVERCOPY <= src.len() && at + OVERCOPY <= data.len() {
-        src.part(start..start + OVERCOPY).copy_to(&mut data[at..at + OVERCOPY]);
+        src.range(start..start + OVERCOPY).copy_to(&mut data[at..at + OVERCOPY]);
         return at + len;
     }
     let whole = len.div_ceil(OVERCOPY) * OVERCOPY;
     if start + whole <= src.len() && at + whole <= data.len() {
         for k in (0..whole).step_by(OVERCOPY) {
-            src.part(start + k..start + k + OVERCOPY).copy_to(&mut data[at + k..at + k + OVERCOPY]);
+            src.range(start + k..start + k + OVERCOPY).copy_to(&mut data[at + k..at + k + OVERCOPY]);
         }
     } else {
-        src.part(start..end).copy_to(&mut data[at..at + len]);
+        src.range(start..end).copy_to(&mut data[at..at + len]);
     }
     at + len
 }

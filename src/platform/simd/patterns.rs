@@ -1,6 +1,6 @@
 //! Short byte sequences found in 64-byte windows: up to six two- or three-byte patterns, each a
 //! lead byte, a second byte and none or a set of third bytes, as `wc` finds the multibyte
-//! white space of UTF-8. Each kernel finds them its cheapest way ([`Masks::pattern_way`]): by
+//! white space of UTF-8. Each kernel finds them its cheapest way ([`Masks::patterns_how`]): by
 //! nibble table look-ups where it has a byte shuffle, reading the two-byte forms from sign bits
 //! where there is one (glibc's spaces), and by compares where it has no shuffle.
 
@@ -45,12 +45,12 @@ impl NibblePatterns {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BytePatterns {
     /// The distinct lead bytes, second bytes and lone third bytes the patterns test. Unused
-    /// slots repeat slot 0 (and unused pattern slots repeat pattern 0): every slot is tested,
+    /// entries repeat entry 0 (and unused patterns repeat pattern 0): every entry is tested,
     /// so the loops have fixed counts and compile to straight-line code.
     leads: [u8; LEADS],
     seconds: [u8; SECONDS],
     thirds: [u8; THIRDS],
-    /// Each pattern: its lead slot, second-byte slot, and what completes it.
+    /// Each pattern: its entry of `leads`, of `seconds`, and what completes it.
     patterns: [(usize, usize, Third); PATTERNS],
     /// The same patterns as nibble look-up patterns, and which pattern bits are two-byte and
     /// three-byte forms; all zero (and `by_tables` false) where they need more than eight.
@@ -63,14 +63,14 @@ pub struct BytePatterns {
 enum Third {
     /// Nothing: a two-byte form.
     None,
-    /// The one third byte in this `thirds` slot (U+3000, U+1680).
-    Slot(usize),
+    /// The one third byte at this entry of `thirds` (U+3000, U+1680).
+    Entry(usize),
     /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (the
     /// U+2000 block, where the common punctuation shares the first two bytes).
     Set(u64),
 }
 
-/// Slots (glibc's spaces: patterns C2 A0, E1 9A, E2 80, E2 81, E3 80; leads C2 E1 E2 E3; seconds
+/// Entries (glibc's spaces: patterns C2 A0, E1 9A, E2 80, E2 81, E3 80; leads C2 E1 E2 E3; seconds
 /// A0 9A 80 81; lone thirds 80. musl has C2 85 for U+0085 where glibc has E1 9A 80); patterns
 /// that need more are refused.
 const PATTERNS: usize = 6;
@@ -86,7 +86,7 @@ pub const BY_COMPARES: u8 = 2;
 
 impl BytePatterns {
     /// The patterns from their (lead, second byte, third bytes: bit k for 0x80 + k, none for a
-    /// two-byte form); None when there are none or more than the slots hold.
+    /// two-byte form); None when there are none or more than the entries hold.
     pub fn new(pairs: Vec<(u8, u8, u64)>) -> Option<BytePatterns> {
         let distinct = |values: Vec<u8>| {
             let mut v = values;
@@ -107,14 +107,14 @@ impl BytePatterns {
         {
             return None;
         }
-        let slot = |values: &[u8], v: u8| values.iter().position(|&x| x == v).unwrap_or(0);
+        let index_of = |values: &[u8], v: u8| values.iter().position(|&x| x == v).unwrap_or(0);
         let pattern = |&(lead, second, set): &(u8, u8, u64)| {
             let third = match set.count_ones() {
                 0 => Third::None,
-                1 => Third::Slot(slot(&thirds, 0x80 + set.trailing_zeros() as u8)),
+                1 => Third::Entry(index_of(&thirds, 0x80 + set.trailing_zeros() as u8)),
                 _ => Third::Set(set),
             };
-            (slot(&leads, lead), slot(&seconds, second), third)
+            (index_of(&leads, lead), index_of(&seconds, second), third)
         };
         let fill = |values: &[u8], k: usize| *values.get(k).unwrap_or(values.first().unwrap_or(&0x80));
         let nibbles = Self::nibbles(&pairs);
@@ -201,7 +201,7 @@ impl BytePatterns {
             let start = leads[lead] & seconds[second];
             match third {
                 Third::None => two |= start,
-                Third::Slot(t) => three |= start & thirds[t],
+                Third::Entry(t) => three |= start & thirds[t],
                 Third::Set(_) => check |= start,
             }
         }
@@ -249,7 +249,7 @@ impl<B: Block64> Masks<B> {
     /// How this kernel finds `patterns` cheapest (the `HOW` of [`Self::pattern_bytes`]). Where
     /// it is a table look-up, a window is worth [`Self::may_begin`] first: the look-up costs
     /// more than the test; compares test the leads first themselves.
-    pub fn pattern_way(self, patterns: &BytePatterns) -> u8 {
+    pub fn patterns_how(self, patterns: &BytePatterns) -> u8 {
         match patterns.nibbles.1 {
             _ if !B::KERNEL.table_lookups() || !patterns.by_tables => BY_COMPARES,
             0x80 => BY_TOP,
@@ -259,7 +259,7 @@ impl<B: Block64> Masks<B> {
 
     /// The bytes of the patterns that begin in `window[..64]`: bit i for `window[i]`, and the
     /// bits past 64 (the last bytes of a pattern that begins in the last two) in the second
-    /// mask, bit 0 for `window[64]`. `HOW`: from [`Self::pattern_way`] (every way gives the
+    /// mask, bit 0 for `window[64]`. `HOW`: from [`Self::patterns_how`] (every way gives the
     /// same bits; the table ways need `patterns` to have nibble patterns).
     #[inline(always)]
     pub fn pattern_bytes<const HOW: u8>(self, window: Changing<'_, [u8; 66]>, patterns: &BytePatterns) -> (u64, u64) {
@@ -367,7 +367,7 @@ mod tests {
     /// two-byte space, in pattern bit 7) and one with two two-byte spaces (musl's U+0085 and
     /// U+00A0), on windows of spaces, near misses and invalid bytes at every alignment.
     #[test]
-    fn every_way_of_finding_patterns_finds_the_same() {
+    fn each_method_of_finding_patterns_finds_the_same() {
         let glibc = vec![
             (0xc2, 0xa0, 0),
             (0xe1, 0x9a, thirds(&[0x80])),
@@ -381,7 +381,7 @@ mod tests {
             (0xe2, 0x80, thirds(&[0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x88, 0x89, 0x8a, 0xa8, 0xa9])),
             (0xe3, 0x80, thirds(&[0x80])),
         ];
-        let pieces: [&[u8]; 16] = [
+        let samples: [&[u8]; 16] = [
             b"a",
             b" ",
             "\u{a0}".as_bytes(),
@@ -399,8 +399,8 @@ mod tests {
             b"\xc2",
             "ж".as_bytes(),
         ];
-        struct Ways<'a>(&'a BytePatterns, &'a [u8; 66]);
-        impl WithMasks for Ways<'_> {
+        struct Hows<'a>(&'a BytePatterns, &'a [u8; 66]);
+        impl WithMasks for Hows<'_> {
             type Output = [(u64, u64); 3];
             fn run<B: Block64>(self, m: Masks<B>) -> Self::Output {
                 let (patterns, window) = (self.0, self.1);
@@ -418,12 +418,12 @@ mod tests {
             let patterns = BytePatterns::new(pairs).unwrap();
             assert!(patterns.by_tables);
             assert_eq!(patterns.nibbles.1 == 0x80, top, "two-byte patterns' bits");
-            for round in 0..if cfg!(miri) { 6 } else { 3000 } {
+            for trial in 0..if cfg!(miri) { 6 } else { 3000 } {
                 let mut bytes = Vec::new();
-                while bytes.len() < 66 + round % 3 {
-                    bytes.extend_from_slice(pieces[next() as usize % pieces.len()]);
+                while bytes.len() < 66 + trial % 3 {
+                    bytes.extend_from_slice(samples[next() as usize % samples.len()]);
                 }
-                let window: [u8; 66] = bytes[round % 3..round % 3 + 66].try_into().unwrap();
+                let window: [u8; 66] = bytes[trial % 3..trial % 3 + 66].try_into().unwrap();
                 // Bit i: window[i] is a byte of a pattern beginning in window[..64]; past it,
                 // the last bytes of one beginning there.
                 let mut want = 0u128;
@@ -441,11 +441,11 @@ mod tests {
                 }
                 let want = (want as u64, (want >> 64) as u64);
                 for kernel in crate::testing::kernels("simd::patterns (every way of finding patterns)") {
-                    let [compared, selected, by_top] = with_masks(kernel, Ways(&patterns, &window));
-                    assert_eq!(compared, want, "{kernel:?} compares, round {round}");
-                    assert_eq!(selected, want, "{kernel:?} selections, round {round}");
+                    let [compared, selected, by_top] = with_masks(kernel, Hows(&patterns, &window));
+                    assert_eq!(compared, want, "{kernel:?} compares, trial {trial}");
+                    assert_eq!(selected, want, "{kernel:?} selections, trial {trial}");
                     if top {
-                        assert_eq!(by_top, want, "{kernel:?} sign bits, round {round}");
+                        assert_eq!(by_top, want, "{kernel:?} sign bits, trial {trial}");
                     }
                 }
             }

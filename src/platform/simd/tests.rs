@@ -177,10 +177,10 @@ fn mask_of(block: &[u8], f: impl Fn(u8) -> bool) -> u64 {
     block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum()
 }
 
-/// Random rounds for a test: all of them natively, two dozen under Miri (which interprets every
+/// Random trials for a test: all of them natively, two dozen under Miri (which interprets every
 /// vector instruction, and every block runs: it would take hours), enough for every round-robin
 /// variant (of 3 and of 4).
-fn rounds(native: usize) -> usize {
+fn trials(native: usize) -> usize {
     if cfg!(miri) { 24 } else { native }
 }
 
@@ -417,12 +417,12 @@ fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [
 #[test]
 fn pattern_starts_match_the_scalar_reference() {
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
-    for round in 0..rounds(2000) {
+    for trial in 0..trials(2000) {
         let mut patterns = NibblePatterns::default();
         for j in 0..3 {
             for n in 0..16 {
-                // Dense tables in some rounds, sparse in others.
-                let density = round % 3;
+                // Dense tables in some trials, sparse in others.
+                let density = trial % 3;
                 patterns.lo[j][n] = (next() as u8) | if density == 0 { next() as u8 } else { 0 };
                 patterns.hi[j][n] = (next() as u8) & if density == 2 { next() as u8 } else { 0xff };
             }
@@ -436,7 +436,7 @@ fn pattern_starts_match_the_scalar_reference() {
             .any(|&b| patterns.lo[0][usize::from(b & 15)] & patterns.hi[0][usize::from(b >> 4)] != 0);
         let want = Answer::Starts(scalar_pattern_starts(&window, &patterns, select), [any, top], first);
         let probe = || Probe::Starts(&window, &patterns, select);
-        assert_every_block("pattern_starts_match_the_scalar_reference", probe, &want, &format!("round {round}"));
+        assert_every_block("pattern_starts_match_the_scalar_reference", probe, &want, &format!("trial {trial}"));
     }
 }
 
@@ -472,14 +472,14 @@ fn utf8_errors_match_the_reference() {
         w[3 + (next() as usize) % 64] =
             [0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff, b'a'][(next() as usize) % 11]
     };
-    utf8_windows(0x1234_5678_9abc_def0, plant, |round, w| {
-        let (want, what) = (Answer::Utf8Errors(reference(w)), format!("round {round}: {w:02x?}"));
+    utf8_windows(0x1234_5678_9abc_def0, plant, |trial, w| {
+        let (want, what) = (Answer::Utf8Errors(reference(w)), format!("trial {trial}: {w:02x?}"));
         assert_every_block("utf8_errors_match_the_reference", || Probe::Utf8Errors(w), &want, &what);
     });
 }
 
-/// Windows of 67 bytes for the UTF-8 tests, each handed to `check` with its round: from valid
-/// text of every length of form, in rounds of four kinds: as they are, one byte replaced at
+/// Windows of 67 bytes for the UTF-8 tests, each handed to `check` with its trial: from valid
+/// text of every length of form, in trials of four kinds: as they are, one byte replaced at
 /// random, `plant`'s change (given the random source), all bytes random.
 fn utf8_windows(
     seed: u64,
@@ -488,16 +488,16 @@ fn utf8_windows(
 ) {
     let text: Vec<u8> = "aé日本\u{1f600}x\u{800}\u{10ffff}\u{ffff}\u{d7ff}\u{e000}\u{80} \n".repeat(20).into_bytes();
     let mut next = crate::testing::xorshift(seed);
-    for round in 0..rounds(4000) {
+    for trial in 0..trials(4000) {
         let at = (next() as usize) % (text.len() - 67);
         let mut w: [u8; 67] = text[at..at + 67].try_into().unwrap();
-        match round % 4 {
+        match trial % 4 {
             0 => {}
             1 => w[(next() as usize) % 67] = next() as u8,
             2 => plant(&mut w, &mut next),
             _ => w = std::array::from_fn(|_| next() as u8),
         }
-        check(round, &w);
+        check(trial, &w);
     }
 }
 
@@ -545,8 +545,8 @@ fn utf8_starts_match_the_reference() {
         w[i] = [0xe0, 0xed, 0xf0, 0xf4, 0xc0, 0xc2, 0xf5][(next() as usize) % 7];
         w[i + 1] = 0x80 + (next() as u8) % 0x40;
     };
-    utf8_windows(0x0bad_5eed_1234_5678, plant, |round, w| {
-        let (want, what) = (Answer::Utf8Starts(reference(w)), format!("round {round}: {w:02x?}"));
+    utf8_windows(0x0bad_5eed_1234_5678, plant, |trial, w| {
+        let (want, what) = (Answer::Utf8Starts(reference(w)), format!("trial {trial}: {w:02x?}"));
         assert_every_block("utf8_starts_match_the_reference", || Probe::Utf8Starts(w), &want, &what);
     });
 }
@@ -579,9 +579,9 @@ fn utf8_continuation_matches_the_reference() {
     ];
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
     // Under Miri (some 0.2 s a block for all kernels), one largest batch and a few short ones.
-    for round in 0..if cfg!(miri) { 8 } else { 600 } {
-        let text = texts[round % texts.len()].repeat(64 * UTF8_BLOCKS_MAX).into_bytes();
-        let blocks = match round {
+    for trial in 0..if cfg!(miri) { 8 } else { 600 } {
+        let text = texts[trial % texts.len()].repeat(64 * UTF8_BLOCKS_MAX).into_bytes();
+        let blocks = match trial {
             0 => UTF8_BLOCKS_MAX,
             _ if cfg!(miri) => 1 + (next() as usize) % 4,
             1..8 => UTF8_BLOCKS_MAX,
@@ -590,8 +590,8 @@ fn utf8_continuation_matches_the_reference() {
         // Start at a character boundary, three bytes in.
         let start = (0..).find(|&s| text[s + 3] < 0x80 || text[s + 3] >= 0xc0).unwrap();
         let mut bytes = text[start..start + 64 * blocks + 3].to_vec();
-        if round % 3 != 0 {
-            let at = match round % 5 {
+        if trial % 3 != 0 {
+            let at = match trial % 5 {
                 0 => 0,
                 1 => bytes.len() - 1,
                 2 => (next() as usize) % 3,
@@ -599,7 +599,7 @@ fn utf8_continuation_matches_the_reference() {
             };
             bytes[at] = [0x80, 0xbf, 0xc0, 0xe0, 0xed, 0xf0, 0xf4, 0xff, b'a'][(next() as usize) % 9];
         }
-        let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("round {round}, {blocks} blocks"));
+        let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("trial {trial}, {blocks} blocks"));
         assert_every_block("utf8_continuation_matches_the_reference", || Probe::Utf8Continuation(&bytes), &want, &what);
         if blocks <= UTF8_SPARSE_BLOCKS_MAX {
             // The sparse check says the same, with the next batch (the text that follows, of
@@ -691,12 +691,12 @@ fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, w
 fn utf8_continuation_three_matches_the_reference_or_passes() {
     let text = one_and_three_byte_text();
     let mut next = crate::testing::xorshift(0x3c6e_f372_fe94_f82b);
-    for round in 0..rounds(3000) {
-        let blocks = if round < 4 { UTF8_BLOCKS_MAX } else { 1 + (next() as usize) % UTF8_BLOCKS_MAX };
+    for trial in 0..trials(3000) {
+        let blocks = if trial < 4 { UTF8_BLOCKS_MAX } else { 1 + (next() as usize) % UTF8_BLOCKS_MAX };
         let start = (next() as usize) % (text.len() - 64 * blocks - 3);
         let mut bytes = text[start..start + 64 * blocks + 3].to_vec();
-        let changed = round % 4 != 0;
-        for _ in 0..if changed { 1 + round % 3 } else { 0 } {
+        let changed = trial % 4 != 0;
+        for _ in 0..if changed { 1 + trial % 3 } else { 0 } {
             let at = match next() % 4 {
                 0 => (next() as usize) % 4,
                 1 => (2 + 64 * ((next() as usize) % blocks) + (next() as usize) % 3).min(bytes.len() - 1),
@@ -705,7 +705,7 @@ fn utf8_continuation_three_matches_the_reference_or_passes() {
             let kinds = [0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, b'a'];
             bytes[at] = if next() % 2 == 0 { kinds[(next() as usize) % kinds.len()] } else { next() as u8 };
         }
-        let what = format!("round {round}, {blocks} blocks");
+        let what = format!("trial {trial}, {blocks} blocks");
         assert_three_matches_or_passes(
             "utf8_continuation_three_matches_the_reference_or_passes",
             &bytes,
@@ -740,15 +740,15 @@ fn utf8_continuation_three_passes_no_error_for_any_pair_of_bytes() {
 #[test]
 fn lookup64_matches_the_scalar_reference() {
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
-    for round in 0..rounds(2000) {
+    for trial in 0..trials(2000) {
         let table: [u8; 64] = std::array::from_fn(|_| next() as u8);
         // Every byte value, high bits included (only the low six index).
         let block: [u8; 64] =
-            std::array::from_fn(|i| if round % 4 == 0 { (i * 4 + round) as u8 } else { next() as u8 });
+            std::array::from_fn(|i| if trial % 4 == 0 { (i * 4 + trial) as u8 } else { next() as u8 });
         let select = [next() as u8, next() as u8, next() as u8];
         let want = Answer::Lookup64(select.map(|bits| mask_of(&block, |b| table[usize::from(b & 63)] & bits != 0)));
         let probe = || Probe::Lookup64(&block, &table, select);
-        assert_every_block("lookup64_matches_the_scalar_reference", probe, &want, &format!("round {round}"));
+        assert_every_block("lookup64_matches_the_scalar_reference", probe, &want, &format!("trial {trial}"));
     }
 }
 
@@ -757,18 +757,18 @@ fn lookup64_matches_the_scalar_reference() {
 #[test]
 fn tally_counts_like_a_plain_count() {
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
-    for round in 0..rounds(200) {
-        let blocks = 1 + round % TALLY_MAX;
+    for trial in 0..trials(200) {
+        let blocks = 1 + trial % TALLY_MAX;
         let byte = next() as u8;
         // Round 0: every byte equal, in the most blocks (each lane counts to its limit); with
         // a continuation byte, every byte that too.
-        let byte = if round == 0 { 0xa5 } else { byte };
-        let (blocks, density) = if round == 0 { (TALLY_MAX, 1) } else { (blocks, 1 + round % 5) };
+        let byte = if trial == 0 { 0xa5 } else { byte };
+        let (blocks, density) = if trial == 0 { (TALLY_MAX, 1) } else { (blocks, 1 + trial % 5) };
         let input: Vec<u8> =
             (0..64 * blocks).map(|_| if (next() as usize) % density == 0 { byte } else { next() as u8 }).collect();
         let equal = input.iter().filter(|&&b| b == byte).count() as u64;
         let want = Answer::Tally(equal, input.iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64);
-        let what = format!("round {round}");
+        let what = format!("trial {trial}");
         assert_every_block("tally_counts_like_a_plain_count", || Probe::Tally(&input, byte), &want, &what);
     }
 }

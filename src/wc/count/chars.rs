@@ -43,7 +43,7 @@ impl Counter<'_> {
         // The three bytes before the first window: before the run's start, which is a character
         // boundary, ASCII stands for them.
         let mut first = [0u8; 67];
-        buf.part(from..from + 64).copy_to(&mut first[3..]);
+        buf.range(from..from + 64).copy_to(&mut first[3..]);
         run.window(m, buf, from, Changing::of(&first));
         run.continuation += m.tally_total(run.tally);
         let mut i = from + 64;
@@ -52,7 +52,7 @@ impl Counter<'_> {
         // past the last that the three bytes after it follow.
         let batch_at = |i: usize| -> Changing<'_> {
             let windows = ((i + 64 * BATCH).min(buf.len() - 3) - i) / 64;
-            buf.part(i - 3..i + 64 * windows)
+            buf.range(i - 3..i + 64 * windows)
         };
         while i + 67 <= buf.len() {
             let batch = batch_at(i);
@@ -83,7 +83,7 @@ impl Counter<'_> {
                     };
                     Self::sparse(m, &mut batches, batch, high, batch_at(i + 64 * windows))
                 }
-                Check::AsciiFirst if !m.any_high(batch.part(3..)) => {
+                Check::AsciiFirst if !m.any_high(batch.range(3..)) => {
                     Self::sparse(m, &mut batches, batch, 0, Changing::of(&[]))
                 }
                 Check::AsciiFirst => {
@@ -115,7 +115,7 @@ impl Counter<'_> {
         }
         self.counts.chars += 64 * run.tallied - run.continuation - run.taken_back + run.exact;
         if self.want.lines {
-            self.counts.lines += count_lines(buf.part(from..i));
+            self.counts.lines += count_lines(buf.range(from..i));
         }
         i
     }

@@ -12,7 +12,7 @@ use crate::wc::utf8::{Utf8, utf8_char};
 impl Counter<'_> {
     /// GNU's single-byte loop over `buf[from..to]`; returns `to`.
     pub(super) fn unibyte_run(&mut self, buf: Changing<'_>, from: usize, to: usize) -> usize {
-        for c in buf.part(from..to).bytes() {
+        for c in buf.range(from..to).bytes() {
             self.byte(c);
         }
         to
@@ -76,10 +76,10 @@ impl Counter<'_> {
                 i += 1;
                 continue;
             }
-            match self.mb_step(buf.part(i..)) {
+            match self.mb_step(buf.range(i..)) {
                 Some(n) => i += n,
                 None => {
-                    let rest = buf.part(i..);
+                    let rest = buf.range(i..);
                     rest.copy_to(&mut self.pending[..rest.len()]);
                     self.pending_len = rest.len();
                     return buf.len();
@@ -152,7 +152,7 @@ impl Counter<'_> {
         let held = self.pending_len;
         tmp[..held].copy_from_slice(&self.pending[..held]);
         let take = buf.len().min(MB_LEN_MAX);
-        buf.part(..take).copy_to(&mut tmp[held..held + take]);
+        buf.range(..take).copy_to(&mut tmp[held..held + take]);
         let avail = held + take;
         self.pending_len = 0;
         let mut j = 0;

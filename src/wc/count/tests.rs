@@ -164,7 +164,7 @@ pub(super) fn want_from_bits(bits: u8) -> Want {
 /// baseline's for sse2 and neon; AVX2 and AVX-512 where the CPU has them) and through `feed`
 /// (the best); each also with the tables of whole lead bytes from the first byte, which an
 /// input this small does not otherwise use (see `WideClasses::tables_pay`).
-fn count_all_ways(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
+fn count_with_every_kernel(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
     let (classes, tabled) = (ByteClasses::new(charset, false), ByteClasses::new(charset, false));
     tabled.wide.use_tables();
     let mut results = Vec::new();
@@ -276,7 +276,7 @@ proptest! {
         let want = want_from_bits(bits);
         let cuts = cuts_for(input.len(), &seeds);
         let expected = wanted(reference_c(&input), want);
-        for got in count_all_ways(Charset::Unibyte, &input, &cuts, want) {
+        for got in count_with_every_kernel(Charset::Unibyte, &input, &cuts, want) {
             let got = Counts { chars: if want.chars { got.chars } else { 0 }, ..wanted(got, want) };
             prop_assert_eq!(got, expected);
         }
@@ -291,7 +291,7 @@ proptest! {
         let want = want_from_bits(bits);
         let cuts = cuts_for(input.len(), &seeds);
         let expected = wanted(reference_utf8(&input), want);
-        for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+        for got in count_with_every_kernel(Charset::Utf8, &input, &cuts, want) {
             prop_assert_eq!(wanted(got, want), expected);
         }
     }
@@ -318,7 +318,7 @@ proptest! {
         let cuts = cuts_for(input.len(), &seeds);
         let want = Want { max_line_length: true, ..Want::default() };
         let expected = wanted(reference_utf8(&input), want);
-        for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+        for got in count_with_every_kernel(Charset::Utf8, &input, &cuts, want) {
             prop_assert_eq!(wanted(got, want), expected);
         }
     }
@@ -345,7 +345,7 @@ fn tab_lines_near_the_longest_at_every_alignment() {
                         input.extend_from_slice(b"\nccc");
                         for want in [alone, with_lines] {
                             let expected = wanted(reference(&input), want);
-                            for got in count_all_ways(charset, &input, &[], want) {
+                            for got in count_with_every_kernel(charset, &input, &[], want) {
                                 assert_eq!(wanted(got, want), expected, "{tabs} TABs + {extra}, {longest}, {shift}");
                             }
                         }
@@ -361,16 +361,16 @@ fn utf8_paths_agree_whatever_the_chunk_boundaries() {
     // The character loop (-L on) is the reference for the mixed-block path (-L off), the
     // chars-only path (no -w) and for every way of cutting the input into chunks.
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    for round in 0..300 {
-        let input = utf8_noise(1 + round * 7, &mut seed);
+    for trial in 0..300 {
+        let input = utf8_noise(1 + trial * 7, &mut seed);
         let all = Want { lines: true, words: true, chars: true, bytes: true, max_line_length: true };
         let reference = count(Charset::Utf8, &input, &[], all);
         let mut cuts: Vec<usize> = (0..4).map(|k| (seed as usize >> (k * 8)) % (input.len() + 1)).collect();
         cuts.sort();
-        assert_eq!(count(Charset::Utf8, &input, &cuts, all), reference, "round {round} cuts {cuts:?}");
+        assert_eq!(count(Charset::Utf8, &input, &cuts, all), reference, "trial {trial} cuts {cuts:?}");
         // Without -L the longest line is not computed (and not printed).
         let no_l = count(Charset::Utf8, &input, &cuts, Want { max_line_length: false, ..all });
-        assert_eq!(no_l, Counts { max_line_length: no_l.max_line_length, ..reference }, "round {round}");
+        assert_eq!(no_l, Counts { max_line_length: no_l.max_line_length, ..reference }, "trial {trial}");
         let chars = count(Charset::Utf8, &input, &cuts, Want { lines: true, chars: true, ..Want::default() });
         assert_eq!((chars.chars, chars.lines, chars.bytes), (reference.chars, reference.lines, reference.bytes));
     }
@@ -523,7 +523,7 @@ fn single_byte_words_agree_across_the_tally_batches() {
         [Want { words: true, ..Want::default() }, Want { lines: true, words: true, bytes: true, ..Want::default() }]
     {
         for cuts in [vec![], vec![64 * 255 - 1, 64 * 255 + 63], vec![1, 1000, 20000, 40000]] {
-            for got in count_all_ways(Charset::Unibyte, &input, &cuts, want) {
+            for got in count_with_every_kernel(Charset::Unibyte, &input, &cuts, want) {
                 assert_eq!(wanted(got, want), wanted(expected, want), "{want:?} {cuts:?}");
             }
         }
@@ -565,7 +565,7 @@ fn characters_checked_in_batches(valid: &[u8], bads: &[&[u8]]) {
             let expected = wanted(reference_utf8(&input), want);
             for mut cuts in [vec![], vec![at], vec![at + bad.len() / 2, input.len() - 2]] {
                 cuts.sort();
-                for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+                for got in count_with_every_kernel(Charset::Utf8, &input, &cuts, want) {
                     assert_eq!(wanted(got, want), expected, "{bad:x?} at {at}, cuts {cuts:?}");
                 }
             }
@@ -575,7 +575,7 @@ fn characters_checked_in_batches(valid: &[u8], bads: &[&[u8]]) {
     let two = [&valid[..100], b"\xff", &valid[100..4300], b"\xc3", &valid[4300..]].concat();
     for input in [valid.to_vec(), two] {
         let expected = wanted(reference_utf8(&input), want);
-        for got in count_all_ways(Charset::Utf8, &input, &[], want) {
+        for got in count_with_every_kernel(Charset::Utf8, &input, &[], want) {
             assert_eq!(wanted(got, want), expected);
         }
     }
@@ -600,7 +600,7 @@ fn characters_after_batches_of_ascii_count_what_follows_wherever_it_stands() {
             let input = [&ascii[..at], insert, &ascii[at..], b"\xe4\xb8", &ascii[..20000]].concat();
             let expected = wanted(reference_utf8(&input), want);
             for cuts in [vec![], vec![at]] {
-                for got in count_all_ways(Charset::Utf8, &input, &cuts, want) {
+                for got in count_with_every_kernel(Charset::Utf8, &input, &cuts, want) {
                     assert_eq!(wanted(got, want), expected, "{insert:x?} at {at}, cuts {cuts:?}");
                 }
             }
@@ -622,12 +622,12 @@ fn small_inputs_ask_per_character_and_large_chunks_make_the_lead_tables() {
         counter.feed_with(kernel, Changing::of(&small));
         assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&small), want));
         let made = |cells: &[std::cell::OnceCell<Box<[u8; 64]>>]| cells.iter().filter(|c| c.get().is_some()).count();
-        assert_eq!(made(&classes.wide.lead_blocks), 0, "{kernel:?}");
+        assert_eq!(made(&classes.wide.lead_rows), 0, "{kernel:?}");
         assert_eq!(classes.wide.pages.iter().filter(|c| c.get().is_some()).count(), 0, "{kernel:?}");
         let mut counter = new_counter(want, &classes, Charset::Utf8);
         counter.feed_with(kernel, Changing::of(&large));
         assert_eq!(wanted(counter.finish(), want), wanted(reference_utf8(&large), want));
         let lookups = platform::simd::with_masks(kernel, TableLookups);
-        assert_eq!(made(&classes.wide.lead_blocks) > 0, lookups, "{kernel:?}");
+        assert_eq!(made(&classes.wide.lead_rows) > 0, lookups, "{kernel:?}");
     }
 }

@@ -4,7 +4,7 @@ use super::Counter;
 use super::windows::{Known, span};
 use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks};
 use crate::platform::{self, Changing};
-use crate::wc::classes::{BLOCK_MIXED, BLOCK_WIDTH_BITS, WIDTH_BITS};
+use crate::wc::classes::{ROW_MIXED, ROW_WIDTH_BITS, WIDTH_BITS};
 
 /// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
 /// by one (a vector look-up per block costs more for them).
@@ -129,7 +129,7 @@ impl Counter<'_> {
         let Some(spaces) = self.classes.utf8_spaces() else {
             return from;
         };
-        match m.pattern_way(spaces) {
+        match m.patterns_how(spaces) {
             BY_TOP => self.widths_windows::<B, BY_TOP>(m, buf, from, Some(spaces)),
             BY_SELECTION => self.widths_windows::<B, BY_SELECTION>(m, buf, from, Some(spaces)),
             _ => self.widths_windows::<B, BY_COMPARES>(m, buf, from, Some(spaces)),
@@ -137,7 +137,7 @@ impl Counter<'_> {
     }
 
     /// [`Self::widths_run`] with the multibyte spaces `spaces` (where words are counted) found
-    /// `HOW` (see `Masks::pattern_way`).
+    /// `HOW` (see `Masks::patterns_how`).
     #[inline(always)]
     fn widths_windows<B: Block64, const HOW: u8>(
         &mut self,
@@ -225,9 +225,9 @@ impl Counter<'_> {
     /// The widths of a UTF-8 window at `buf[at..]` (-L without -w or -m; `buf` must hold the
     /// three bytes after it), with table look-ups only: the valid characters are found by their
     /// starts (`Masks::utf8_starts`), and each one's width is looked up in the 64-entry
-    /// table of its block of 64 code points (the C library's answers, see `WideClasses`), one
-    /// block at a time: all the characters of a window from one block take one vector look-up.
-    /// Three-byte forms whose whole block is one width (most CJK and Hangul) take one look-up
+    /// table of its row of 64 code points (the C library's answers, see `WideClasses`), one
+    /// row at a time: all the characters of a window from one row take one vector look-up.
+    /// Three-byte forms whose whole row is one width (most CJK and Hangul) take one look-up
     /// per lead byte. The bits of the characters at least one column wide, and of those two
     /// wide, then give a line's width between control characters by counting. Invalid bytes
     /// and continuation bytes are no characters: no width. Returns where characters begin (ASCII
@@ -246,8 +246,8 @@ impl Counter<'_> {
             w1 |= x1;
             w2 |= x2;
         };
-        // Two-byte forms: a block of 64 code points per lead byte.
-        add(self.block_widths(m, two, 0, b0, b1));
+        // Two-byte forms: a row of 64 code points per lead byte.
+        add(self.row_widths(m, two, 0, b0, b1));
         // Each group takes its first character's bit too: in a mapped file another writer may
         // change a byte between its reads, and the loop must still end.
         let mut todo = three;
@@ -256,10 +256,10 @@ impl Counter<'_> {
             let lead = b0.byte(p);
             let same_lead = todo & (m.eq(b0, lead) | 1 << p);
             todo &= !same_lead;
-            let [x1, x2, mixed] = m.lookup64(b1, wide.lead_blocks(lead), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let [x1, x2, mixed] = m.lookup64(b1, wide.lead_rows(lead), [ROW_WIDTH_BITS, 0b010, ROW_MIXED]);
             let mixed = same_lead & mixed;
             add((same_lead & !mixed & x1, same_lead & !mixed & x2));
-            add(self.block_widths(m, mixed, u32::from(lead & 0x0f) << 12, b1, b2));
+            add(self.row_widths(m, mixed, u32::from(lead & 0x0f) << 12, b1, b2));
         }
         let mut todo = four;
         while todo != 0 {
@@ -267,12 +267,11 @@ impl Counter<'_> {
             let (lead, second) = (b0.byte(p), b1.byte(p));
             let same_region = todo & ((m.eq(b0, lead) & m.eq(b1, second)) | 1 << p);
             todo &= !same_region;
-            let [x1, x2, mixed] =
-                m.lookup64(b2, wide.region_blocks(lead, second), [BLOCK_WIDTH_BITS, 0b010, BLOCK_MIXED]);
+            let [x1, x2, mixed] = m.lookup64(b2, wide.region_rows(lead, second), [ROW_WIDTH_BITS, 0b010, ROW_MIXED]);
             let mixed = same_region & mixed;
             add((same_region & !mixed & x1, same_region & !mixed & x2));
             let prefix = (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12);
-            add(self.block_widths(m, mixed, prefix, b2, b3));
+            add(self.row_widths(m, mixed, prefix, b2, b3));
         }
         // Line ends, TABs and the other controls (no width) in order; the columns between them
         // are counted.
@@ -305,9 +304,9 @@ impl Counter<'_> {
 
     /// The widths (one column or more, two) of the characters at the bits of `chars`, whose
     /// code points are `prefix` and the low six bits of `next` and `last` at their positions:
-    /// a few looked up one by one, more a block of 64 code points at a time.
+    /// a few looked up one by one, more a row of 64 code points at a time.
     #[inline(always)]
-    fn block_widths<B: Block64>(
+    fn row_widths<B: Block64>(
         &self,
         m: Masks<B>,
         mut chars: u64,
@@ -332,7 +331,7 @@ impl Counter<'_> {
             let p = chars.trailing_zeros() as usize;
             let byte = next.byte(p);
             let same = chars & (m.eq(next, byte) | 1 << p);
-            let [x1, x2, _] = m.lookup64(last, wide.block64(first(byte)), [WIDTH_BITS, 0b10, 0]);
+            let [x1, x2, _] = m.lookup64(last, wide.row64(first(byte)), [WIDTH_BITS, 0b10, 0]);
             w1 |= same & x1;
             w2 |= same & x2;
             chars &= !same;

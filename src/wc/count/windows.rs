@@ -173,7 +173,7 @@ impl Counter<'_> {
                 pos = 0;
             } else if c >= 0x80 {
                 if known.utf8 {
-                    match utf8_char(buf.part(at + p..)) {
+                    match utf8_char(buf.range(at + p..)) {
                         Utf8::Char(wc, len) if p + len <= 64 => {
                             if WIDTH || known.words {
                                 let class = self.classes.wide.get(wc);

@@ -75,13 +75,13 @@ impl Counter<'_> {
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
         // How a window's multibyte spaces are found, decided once: the kernel's cheapest way.
         // Where it is a table look-up, windows without the lead byte of a space may skip it.
-        let how = m.pattern_way(spaces);
+        let how = m.patterns_how(spaces);
         let filtered = how != BY_COMPARES;
         let mut i = from;
         // Windows begin where the 66 bytes they need are there.
         while buf.len() - i >= 66 {
             let batch = ((buf.len() - 2 - i) / 64).min(LeadFilter::BATCH);
-            let windows = buf.part(i..i + 64 * batch + 2);
+            let windows = buf.range(i..i + 64 * batch + 2);
             let filter = filtered && self.lead_filter.on();
             let (hits, lines) = match (how, filter) {
                 (BY_TOP, true) => run.sparse::<B, BY_TOP>(m, spaces, windows),

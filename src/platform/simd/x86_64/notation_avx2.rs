@@ -1,6 +1,6 @@
 //! `cat -v`'s notation of whole blocks with AVX2 ([`super::super::Notation::Shuffles`]): each
-//! byte's four slots (`M`, `-`, `^` or `$`, the character) built in registers by two rounds of
-//! byte interleaves, and each four bytes' used slots packed by one byte shuffle from a
+//! byte's four fields (`M`, `-`, `^` or `$`, the character) built in registers by two rounds of
+//! byte interleaves, and each four bytes' used fields packed by one byte shuffle from a
 //! 256-entry table indexed by their two bits a byte. Every block costs the same, however many of
 //! its bytes need notation: for blocks where most do (binary data, text in a script other than
 //! Latin), which `cat`'s steps per byte take dear. Also the AVX-512 kernel's where the CPU
@@ -9,10 +9,10 @@
 use super::splat8;
 use std::arch::x86_64::*;
 
-/// The shuffles of [`notation32`]: each input byte is four slots, `M`, `-`, the `^` or `$`
-/// slot and the character; for four bytes whose slots are used as the index's bits say (for
+/// The shuffles of [`notation32`]: each input byte is four fields, `M`, `-`, the `^` or `$`
+/// field and the character; for four bytes whose fields are used as the index's bits say (for
 /// byte i, bit 2i: `M-`, bit 2i + 1: `^` or `$`; the character is always used), the byte
-/// shuffle that packs their used slots together, and how many there are.
+/// shuffle that packs their used fields together, and how many there are.
 struct NotationShuffles {
     shuffles: [[u8; 16]; 256],
     lens: [u8; 256],
@@ -26,18 +26,18 @@ const fn notation_shuffles() -> NotationShuffles {
         let mut i = 0;
         while i < 4 {
             let (meta, prefix) = (index >> (2 * i) & 1 != 0, index >> (2 * i + 1) & 1 != 0);
-            let mut slot = 4 * i;
-            while slot < 4 * i + 4 {
-                let used = match slot % 4 {
+            let mut field = 4 * i;
+            while field < 4 * i + 4 {
+                let used = match field % 4 {
                     0 | 1 => meta,
                     2 => prefix,
                     _ => true,
                 };
                 if used {
-                    t.shuffles[index][n] = slot as u8;
+                    t.shuffles[index][n] = field as u8;
                     n += 1;
                 }
-                slot += 1;
+                field += 1;
             }
             i += 1;
         }
@@ -50,8 +50,8 @@ const fn notation_shuffles() -> NotationShuffles {
 static NOTATION_SHUFFLES: NotationShuffles = notation_shuffles();
 
 /// `cat -v` notation of the 32 bytes `x` at `out[at..]` (see `Masks::notation`): each
-/// byte's four slots are built in registers (`M`, `-`, `^` or `$` or nothing, the character
-/// with bit 7 cleared and, after `^`, bit 6 flipped), and each four bytes' used slots are
+/// byte's four fields are built in registers (`M`, `-`, `^` or `$` or nothing, the character
+/// with bit 7 cleared and, after `^`, bit 6 flipped), and each four bytes' used fields are
 /// packed by one shuffle from a table and stored, 16 bytes of which the used ones are kept.
 /// Returns where the output ends.
 ///
@@ -77,10 +77,10 @@ unsafe fn notation32(x: __m256i, tabs: bool, ends: bool, out: *mut u8, mut at: u
         let prefixed = _mm256_or_si256(caret, dollar);
         let prefix = _mm256_or_si256(_mm256_and_si256(caret, byte(b'^')), _mm256_and_si256(dollar, byte(b'$')));
         let character = _mm256_xor_si256(low, _mm256_and_si256(caret, byte(0x40)));
-        // Slots of bytes 0-3, 4-7, 8-11, 12-15 in the low lanes, of 16-19, ... in the high.
+        // Fields of bytes 0-3, 4-7, 8-11, 12-15 in the low lanes, of 16-19, ... in the high.
         let pairs = [_mm256_unpacklo_epi8(prefix, character), _mm256_unpackhi_epi8(prefix, character)];
         let m_dash = _mm256_set1_epi16(i16::from_le_bytes([b'M', b'-']));
-        let slots = [
+        let fields = [
             _mm256_unpacklo_epi16(m_dash, pairs[0]),
             _mm256_unpackhi_epi16(m_dash, pairs[0]),
             _mm256_unpacklo_epi16(m_dash, pairs[1]),
@@ -96,7 +96,7 @@ unsafe fn notation32(x: __m256i, tabs: bool, ends: bool, out: *mut u8, mut at: u
         let low_lane = _mm256_extract_epi32::<0>(packed) as u32;
         let high_lane = _mm256_extract_epi32::<4>(packed) as u32;
         for (half, indexes) in [low_lane, high_lane].into_iter().enumerate() {
-            for (g, &group) in slots.iter().enumerate() {
+            for (g, &group) in fields.iter().enumerate() {
                 let lane = if half == 0 { _mm256_castsi256_si128(group) } else { _mm256_extracti128_si256::<1>(group) };
                 let index = usize::from((indexes >> (8 * g)) as u8);
                 let shuffle = _mm_loadu_si128(NOTATION_SHUFFLES.shuffles[index].as_ptr().cast());

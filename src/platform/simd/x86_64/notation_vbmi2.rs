@@ -6,12 +6,12 @@
 use super::load512;
 use std::arch::x86_64::*;
 
-/// Each byte becomes four slots (`M`, `-`, `^` or `$`, the character). Two planes are
+/// Each byte becomes four fields (`M`, `-`, `^` or `$`, the character). Two planes are
 /// built per block: the character (its bit 7 kept: set for bytes that need `M-`) and the
-/// `^`/`$` slot (0 when unused). One two-source byte permute per 16 input bytes spreads them
-/// to the four slots (slots 0 and 1 take the character too, for its bit 7), one test finds
-/// the used slots (bit 7 in slots 0 and 1, non-zero in slot 2, always slot 3), one ternary
-/// logic op writes `M-` into slots 0 and 1 and clears bit 7 elsewhere, and the used slots
+/// `^`/`$` field (0 when unused). One two-source byte permute per 16 input bytes spreads them
+/// to the four fields (fields 0 and 1 take the character too, for its bit 7), one test finds
+/// the used fields (bit 7 in fields 0 and 1, non-zero in field 2, always field 3), one ternary
+/// logic op writes `M-` into fields 0 and 1 and clears bit 7 elsewhere, and the used fields
 /// are compressed together and stored (64 bytes, of which the used count is kept). A block
 /// that needs no notation is stored as it is.
 ///
@@ -19,17 +19,17 @@ use std::arch::x86_64::*;
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
 pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut [u8]) -> (usize, usize) {
     let byte = |b: u8| _mm512_set1_epi8(b as i8);
-    // Slot p of input byte 16g + j is byte 4j + p of group g's vector: the character plane
-    // (second source, indexes 64 and up) for slots 0, 1 and 3, the `^`/`$` plane for slot 2.
+    // Field p of input byte 16g + j is byte 4j + p of group g's vector: the character plane
+    // (second source, indexes 64 and up) for fields 0, 1 and 3, the `^`/`$` plane for field 2.
     let spread: [[u8; 64]; 4] =
         std::array::from_fn(|g| std::array::from_fn(|i| (16 * g + i / 4 + if i % 4 == 2 { 0 } else { 64 }) as u8));
     let spread = spread.map(|s| load512(&s));
-    let slot = |values: [u8; 4]| load512(&std::array::from_fn(|i| values[i % 4]));
-    // Which bits make a slot used, and the final slots from the spread ones (`M`, `-`, then
-    // the slot's low seven bits): out = m_dash | (v & low7).
-    let used_bits = slot([0x80, 0x80, 0x7f, 0xff]);
-    let m_dash = slot([b'M', b'-', 0, 0]);
-    let low7 = slot([0, 0, 0x7f, 0x7f]);
+    let field = |values: [u8; 4]| load512(&std::array::from_fn(|i| values[i % 4]));
+    // Which bits make a field used, and the final fields from the spread ones (`M`, `-`, then
+    // the field's low seven bits): out = m_dash | (v & low7).
+    let used_bits = field([0x80, 0x80, 0x7f, 0xff]);
+    let m_dash = field([b'M', b'-', 0, 0]);
+    let low7 = field([0, 0, 0x7f, 0x7f]);
     // A block writes below at + 4 * 64, `at` its first output byte (each store of its at most
     // 4 * 64 bytes starts at most 3 * 64 past at): so many blocks fit in `out`.
     let mut at = 0;

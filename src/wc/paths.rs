@@ -93,12 +93,12 @@ impl Counting {
         count: Count,
         end: &impl Bound,
     ) -> (Counts, Option<io::Error>) {
-        let mut tally = InputCount::new(count, self.want, self.classes.as_ref(), self.charset);
+        let mut count = InputCount::new(count, self.want, self.classes.as_ref(), self.charset);
         let error = match file {
-            Some(info) => feed_file(fd, info, &mut self.buffers, &mut tally, end),
-            None => self.buffers.read_all(fd, |chunk| tally.feed(Changing::of(chunk))),
+            Some(info) => feed_file(fd, info, &mut self.buffers, &mut count, end),
+            None => self.buffers.read_all(fd, |chunk| count.feed(Changing::of(chunk))),
         };
-        (tally.finish(), error)
+        (count.finish(), error)
     }
 }
 
@@ -206,14 +206,14 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
     }
 }
 
-/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `tally`
+/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `count`
 /// by the cheaper of mapping and reading here (`input::feed`) up to `end`; a read error stops
 /// it, and is returned.
 fn feed_file(
     fd: Fd,
     info: &FileInfo,
     buffers: &mut Buffers,
-    tally: &mut InputCount,
+    count: &mut InputCount,
     end: &impl Bound,
 ) -> Option<io::Error> {
     let buf = if info.size > BUFFER_SIZE as u64 { buffers.big() } else { buffers.small() };
@@ -221,7 +221,7 @@ fn feed_file(
         Ok(buf) => buf,
         Err(err) => return Some(err),
     };
-    match input::feed(fd, info, buf, MAP_PIECE, tally, end) {
+    match input::feed(fd, info, buf, MAP_PIECE, count, end) {
         Ok(()) => None,
         Err(Stop::Read(err)) => Some(err),
         Err(Stop::Output(never)) => match never {},

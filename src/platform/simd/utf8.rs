@@ -2,8 +2,7 @@
 //! of blocks, the check of text of one- and three-byte characters alone, the sparse check of
 //! text with few bytes above 0x7f, and the starts of valid characters. Written once over
 //! [`Block64`]'s primitives; the kernels of an instruction set's own (AVX2's check of one- and
-//! three-byte forms, AVX-512 VBMI's batch check) are chosen by [`choose`], and a kernel a CPU can
-//! run from a lower set is inherited (AVX-512 without VBMI runs AVX2's).
+//! three-byte forms, AVX-512 VBMI's batch check) are chosen by [`choose`].
 
 use super::patterns::NibblePatterns;
 use super::{Block64, Kernel, Mask, Masks, TALLY_MAX, prefetch};
@@ -37,14 +36,16 @@ pub enum Utf8Check {
 pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 
 /// The UTF-8 check of `kernel` on a CPU with `features`: AVX-512 with VBMI has a batch check
-/// of its own; AVX-512 without it runs AVX2's (its code is compiled for AVX2 too).
+/// of its own. AVX-512 without VBMI could run AVX2's check of one- and three-byte forms (its
+/// code is compiled for AVX2 too), but its own check by shuffles, one register a block, costs
+/// less (benches/RESULTS.md, "AVX-512 without VBMI").
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {
         // (PERMUTES_FEATURES, which a test holds to this.)
         Kernel::Avx512 if features.avx512vbmi => Utf8Check::Permutes,
-        Kernel::Avx512 | Kernel::Avx2 => Utf8Check::LookupsAndThree,
-        Kernel::Neon => Utf8Check::Lookups,
+        Kernel::Avx2 => Utf8Check::LookupsAndThree,
+        Kernel::Avx512 | Kernel::Neon => Utf8Check::Lookups,
         Kernel::Sse2 | Kernel::Portable => Utf8Check::Compares,
     }
 }

@@ -1,6 +1,5 @@
 //! The check of UTF-8 text of one- and three-byte characters alone with AVX2
-//! ([`super::super::Utf8Check::LookupsAndThree`]): compares, no table look-ups. Also the
-//! AVX-512 kernel's where the CPU lacks VBMI.
+//! ([`super::super::Utf8Check::LookupsAndThree`]): compares, no table look-ups.
 
 use super::avx2::Avx2;
 use super::splat8;

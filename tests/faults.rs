@@ -760,7 +760,7 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
     );
     std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut sh = Command::new("bash");
-    sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper);
+    sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper).env("PATH", SYSTEM_PATH);
     let traced = run_with_stdout(sh, Stdio::piped());
     assert!(traced.stdout_text().ends_with("rc=1\n"), "{script} traced: {}", traced.stdout_text());
     let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());

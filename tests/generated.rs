@@ -223,11 +223,14 @@ fn fish_completes_options_values_and_tools() {
 }
 
 /// Whether zsh, interactive in a pseudo-terminal with `dir` first in `fpath`, lists `want` when
-/// TAB is pressed after `line` (polled for up to 20 s).
+/// TAB is pressed after `line` (polled for up to 20 s). The directories where the system's
+/// installs put completions (`site-functions`: a system-wide `make install` puts ours there;
+/// `vendor-completions`, `vendor-functions`: the packages') are taken off `fpath`: only zsh's
+/// own functions and `dir` are searched.
 pub fn zsh_lists(dir: &Path, line: &str, want: &str) -> bool {
     let script = r#"zmodload zsh/zpty
 zpty z zsh -f -i
-zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; PROMPT='> '"
+zpty -w z "fpath=($1 \${fpath:#*/(site-functions|vendor-completions|vendor-functions)}); autoload -Uz compinit; compinit -u -D; PROMPT='> '"
 zpty -wn z "$2"$'\t'
 seen=
 for i in {1..200}; do

@@ -121,7 +121,11 @@ fn twenty_gib_sparse_file() {
         // the dynamic loader's few KiB included).
         let log = dir.0.join("trace");
         let mut sh = Command::new("bash");
-        sh.arg("-c").arg(script.replace("$T", "$S $T")).current_dir(&dir.0).env("T", ours("wc"));
+        sh.arg("-c")
+            .arg(script.replace("$T", "$S $T"))
+            .current_dir(&dir.0)
+            .env("T", ours("wc"))
+            .env("PATH", SYSTEM_PATH);
         sh.env("S", format!("strace -qq -e trace=read -o {}", log.display()));
         assert!(run_with_stdout(sh, Stdio::piped()).stdout_text().ends_with("rc=0\n"), "{script} traced");
         let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());
@@ -206,6 +210,7 @@ fn formatting_into_the_file_it_reads_ends() {
         sh.arg("-c")
             .arg("ulimit -f 65536; \"$CAT\" -n f 1<> f; echo \"rc=$?\"")
             .env("CAT", ours("cat"))
+            .env("PATH", SYSTEM_PATH)
             .env("RAPIDUTILS_INPUT", way)
             .current_dir(&dir.0);
         let out = run_with_stdout(sh, Stdio::piped());
@@ -317,6 +322,7 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
     let path = dir.file("h", &data);
     let mut sh = std::process::Command::new("bash");
     sh.arg("-c").arg("{ \"$CAT\" -n > /dev/full; wc -c; } < \"$F\"").env("CAT", ours("cat")).env("F", &path);
+    sh.env("PATH", SYSTEM_PATH);
     let out = run_piped(sh, None);
     assert_eq!(out.stderr_text(), "cat: write error: No space left on device\n");
     let left: usize = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
@@ -605,7 +611,8 @@ fn peak_rss_kib(cmd: &str, dir: &std::path::Path, locale: &str) -> (u64, String)
         .current_dir(dir)
         .env("LC_ALL", locale)
         .env("CAT", ours("cat"))
-        .env("WC", ours("wc"));
+        .env("WC", ours("wc"))
+        .env("PATH", SYSTEM_PATH);
     let out = run_with_stdout(sh, Stdio::piped());
     assert!(out.stderr.is_empty(), "{cmd}: {}", out.stderr_text());
     let rss = std::fs::read_to_string(dir.join("rss")).unwrap().trim().parse().unwrap();

@@ -168,26 +168,80 @@ fn replace_layout_links() {
         }
         // fish with XDG_DATA_DIRS unset (a login shell on Debian 12) searches only its own
         // vendor_completions.d; the file in its conf.d adds ours, before fish's own completions
-        // (its path made the staged one here).
+        // (its path made the staged one here). A fish of its own, whose conf.d is private: the
+        // system's /etc/fish/conf.d (where a system-wide `make install` puts this very file) is
+        // never read.
         let conf = std::fs::read_to_string(dest.join("etc/fish/conf.d/rapidutils.fish")).unwrap();
-        let staged = dest.join("staged-conf.fish");
-        std::fs::write(&staged, conf.replace("/usr/local/share", &share.display().to_string())).unwrap();
         let path = std::env::join_paths([bin.clone(), "/usr/bin".into(), "/bin".into()]).unwrap();
-        // (fish writes its variables and history into HOME: one of its own.)
-        let home = TempDir::new("fish-home");
-        let completed = |source: bool| -> Vec<String> {
-            let script = format!("{}complete -C 'wc --total='", if source { "source $argv[1]; " } else { "" });
-            let mut fish = Command::new(require_program("fish"));
-            fish.env_remove("XDG_DATA_DIRS").env_remove("XDG_CONFIG_HOME").env("HOME", &home.0).env("PATH", &path);
-            fish.args(["-c", &script]).arg(&staged);
-            let out = fish.output().unwrap();
-            String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split('\t').next().unwrap().to_owned()).collect()
-        };
+        let fish = PrivateFish::new(&path);
         let ours = ["--total=always", "--total=auto", "--total=never", "--total=only"];
-        assert_ne!(completed(false), ours, "fish found our completions without the conf.d file");
-        assert_eq!(completed(true), ours);
-        std::fs::remove_file(&staged).unwrap();
+        assert_ne!(fish.complete("wc --total="), ours, "fish found our completions without the conf.d file");
+        std::fs::write(
+            fish.conf_d().join("rapidutils.fish"),
+            conf.replace("/usr/local/share", &share.display().to_string()),
+        )
+        .unwrap();
+        assert_eq!(fish.complete("wc --total="), ours);
     });
+}
+
+/// A fish that reads none of this system's configuration: a copy of the system's fish at
+/// `ROOT/bin/fish`, which fish takes for a relocated installation, so its configuration
+/// directory (`__fish_sysconf_dir`: `config.fish`, `conf.d`, `completions`) is `ROOT/etc/fish`,
+/// empty until a test puts a file there, and its data `ROOT/share/fish`, a link to the system
+/// fish's own (fish takes the directory tree for an installation only where both exist). HOME is `ROOT/home`, XDG_DATA_DIRS and the user's XDG directories are unset.
+struct PrivateFish {
+    root: TempDir,
+    path: std::ffi::OsString,
+}
+
+impl PrivateFish {
+    fn new(path: &std::ffi::OsStr) -> PrivateFish {
+        let system = require_program("fish");
+        let out = Command::new(&system).args(["--no-config", "-c", "echo $__fish_data_dir"]).output().unwrap();
+        assert!(out.status.success(), "fish: {}", String::from_utf8_lossy(&out.stderr));
+        // (Empty where fish's data is built into it, as fish 4 may be.)
+        let data = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        let root = TempDir::new("fish-root");
+        for dir in ["bin", "share", "etc/fish/conf.d", "home"] {
+            std::fs::create_dir_all(root.0.join(dir)).unwrap();
+        }
+        std::fs::copy(&system, root.0.join("bin/fish")).unwrap();
+        if !data.is_empty() {
+            std::os::unix::fs::symlink(&data, root.0.join("share/fish")).unwrap();
+        }
+        let fish = PrivateFish { root, path: path.to_owned() };
+        // It must really be private: a fish that ignored the relocation would read /etc/fish.
+        let sysconf = fish.run("echo $__fish_sysconf_dir");
+        assert_eq!(
+            sysconf.trim(),
+            fish.root.0.join("etc/fish").display().to_string(),
+            "fish's configuration directory"
+        );
+        fish
+    }
+
+    fn conf_d(&self) -> PathBuf {
+        self.root.0.join("etc/fish/conf.d")
+    }
+
+    /// What `fish -c SCRIPT` printed; it must succeed.
+    fn run(&self, script: &str) -> String {
+        let mut fish = Command::new(self.root.0.join("bin/fish"));
+        for var in ["XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS"] {
+            fish.env_remove(var);
+        }
+        fish.env("HOME", self.root.0.join("home")).env("PATH", &self.path).args(["-c", script]);
+        let out = fish.output().unwrap();
+        assert!(out.status.success(), "fish -c {script:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The completions fish offers for `line` (`complete -C`), without their descriptions.
+    fn complete(&self, line: &str) -> Vec<String> {
+        let script = format!("complete -C '{line}'");
+        self.run(&script).lines().map(|l| l.split('\t').next().unwrap().to_owned()).collect()
+    }
 }
 
 /// Whether an interactive bash (in a pseudo-terminal driven by zsh's zpty) with Debian's

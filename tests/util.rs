@@ -16,6 +16,11 @@ use std::process::{Command, Stdio};
 /// not the `portable` build.
 pub const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
 
+/// The PATH of the shells the tests start: the system's own directories, never /usr/local/bin,
+/// where a system-wide `make install` puts rapidutils' `cat`, `wc` and `yes`: a helper such as
+/// `| wc -c` or `yes |` in a test's script must be the system's, whatever is installed.
+pub const SYSTEM_PATH: &str = "/usr/bin:/bin";
+
 /// Where `ci/gnu-oracle.sh` puts the wrappers of GNU coreutils 9.12: /opt/gnu-oracle/bin, or
 /// GNU_ORACLE_BIN (the arm64 build's, /opt/gnu-oracle-arm64/bin, when the suite runs for aarch64).
 pub fn oracle_bin() -> PathBuf {
@@ -62,7 +67,7 @@ pub fn both(tool: &str, argv0: &str) -> [Command; 2] {
     let mut mine = Command::new(ours(tool));
     let mut gnu = Command::new(oracle(tool));
     for cmd in [&mut mine, &mut gnu] {
-        cmd.env_clear().env("PATH", "/usr/bin:/bin").env("TERM", "dumb").env("LC_ALL", "C");
+        cmd.env_clear().env("PATH", SYSTEM_PATH).env("TERM", "dumb").env("LC_ALL", "C");
     }
     mine.arg0(argv0);
     gnu.env("GNU_ORACLE_ARGV0", argv0);
@@ -286,7 +291,7 @@ pub fn script_pair(tool: &str, script: &str, dir: &Path) -> (Outcome, Outcome) {
             .arg(format!("exec 2>&1; {script}"))
             .current_dir(dir)
             .env_clear()
-            .env("PATH", "/usr/bin:/bin")
+            .env("PATH", SYSTEM_PATH)
             .env("LC_ALL", "C")
             .env("TERM", "dumb")
             .env("T", &program);

@@ -8,6 +8,7 @@ fn trace(cmd_line: &str, dir: &TempDir) -> (String, String) {
     let log = dir.0.join("trace");
     let mut sh = Command::new("bash");
     sh.arg("-c").arg(cmd_line).env("WC", ours("wc")).env("LOG", &log).env("LC_ALL", "C").current_dir(&dir.0);
+    sh.env("PATH", SYSTEM_PATH);
     let out = run_with_stdout(sh, Stdio::piped());
     assert!(out.stderr.is_empty(), "{}", out.stderr_text());
     (String::from_utf8(out.stdout).unwrap(), std::fs::read_to_string(&log).unwrap())
@@ -128,6 +129,7 @@ fn large_files_are_counted_from_mappings() {
             .arg(script)
             .env("WC", ours("wc"))
             .env("GNU", oracle("wc"))
+            .env("PATH", SYSTEM_PATH)
             .env("LC_ALL", "C.UTF-8")
             .current_dir(&dir.0);
         let out = run_with_stdout(sh, Stdio::piped());

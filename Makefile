@@ -62,7 +62,7 @@ APT_INSTALL := bash ci/apt-install.sh
 .PHONY: all help build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
-	check-reproducible check-system-package check-distro-build
+	check-reproducible check-system-package check-distro-build check-uninstall
 
 all: build
 
@@ -101,6 +101,7 @@ check-homebrew         check the Homebrew formula against a stand-in of its DSL
 check-packaging        every packaging check above
 check-reproducible     the .debs built twice, and cargo build --release from two paths, must be identical
 check-system-package   rapidutils-coreutils in fresh Debian chroots of SUITES (bookworm trixie sid)
+check-uninstall        make install, a package owning a directory it made, make uninstall: in fresh chroots (UNINSTALL_SUITES)
 check-distro-build     Debian's own build in fresh trixie and sid chroots (offline, Debian's crates), lintian, the
                        tests with rustc 1.85, make install as a newcomer, the system swap with those .debs, cargo publish --dry-run
 help                   this list
@@ -341,7 +342,14 @@ endif
 
 # Removes exactly the files `make install` with the same variables put there, the distro
 # layout's own directory for the tools' names when it is left empty, and the directories listed
-# in DIRLIST (those `make install` created) that are left empty.
+# in DIRLIST (those `make install` created) that are left empty, but for those a Debian package
+# owns by then: `make install` may create /etc/fish/conf.d before fish is installed, and fish-common
+# then owns it. Ownership is dpkg's (`dpkg -S DIR`), of the system, or with DESTDIR of the dpkg
+# database in DESTDIR when there is one; without dpkg (or its database) no directory is owned.
+OWNED_BY_A_PACKAGE = owned() { \
+	  if [ -z "$(D)" ]; then command -v dpkg >/dev/null && dpkg -S "$$1" >/dev/null 2>&1; \
+	  else [ -d "$(D)/var/lib/dpkg/info" ] && command -v dpkg >/dev/null && \
+	    dpkg --admindir="$(D)/var/lib/dpkg" -S "$$1" >/dev/null 2>&1; fi; }
 uninstall:
 ifeq ($(INSTALL_MODE),links)
 	@rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
@@ -362,10 +370,14 @@ ifneq ($(FISHCONFDIR),)
 endif
 endif
 ifeq ($(LAYOUT),distro)
-	@rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null || true
+	@$(OWNED_BY_A_PACKAGE); for d in $(TOOLDIR:/=) $(patsubst %/,%,$(dir $(TOOLDIR:/=))); do \
+	  owned "$$d" || rmdir "$(D)$$d" 2>/dev/null || true; done
 endif
-	@if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
-	  for d in $$dirs; do rmdir "$(D)$$d" 2>/dev/null || true; done; fi
+	@$(OWNED_BY_A_PACKAGE); if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
+	  for d in $$dirs; do \
+	    if owned "$$d"; then echo "kept $$d: a package owns it (dpkg -S)"; \
+	    else rmdir "$(D)$$d" 2>/dev/null || true; fi; \
+	  done; fi
 
 # man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
 # shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.
@@ -417,6 +429,14 @@ check-system-package: packaging-deps
 	  if [ ! -e $$deb ] || [ -n "$$(find $(DEB_SOURCES) -newer $$deb -print -quit)" ]; then \
 	    bash packaging/check.sh deb; fi
 	bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(SUITES)
+
+# make install, then a package that comes to own a directory make install created (fish-common:
+# /etc/fish/conf.d), then make uninstall, as root in a fresh Debian chroot of each of
+# UNINSTALL_SUITES (packaging/uninstall-test.sh): the directory stays, the other ones go.
+UNINSTALL_SUITES ?= bookworm trixie
+check-uninstall: $(if $(BINARIES),,build)
+	@command -v mmdebstrap >/dev/null || { $(APT_INSTALL) mmdebstrap; }
+	BINARIES=$(RELEASE) bash packaging/uninstall-test.sh $(UNINSTALL_SUITES)
 
 # Debian's own build of rapidutils, as its Rust team builds programs (packaging/distro-build.sh):
 # in fresh chroots of DISTRO_SUITES, from Debian's rustc, cargo and librust-*-dev crates with no

@@ -368,3 +368,31 @@ fn distro_layout() {
         assert_eq!(out.stdout, b"0 /dev/null\n");
     });
 }
+
+/// `make install` records the directories it creates; a package may come to own one of them
+/// before `make uninstall` (fish installed after rapidutils: fish-common owns /etc/fish/conf.d),
+/// and `make uninstall` must then leave it, as dpkg says (`dpkg -S`), here from a dpkg database
+/// in the DESTDIR (packaging/uninstall-test.sh does it with a real package in a chroot). The
+/// directories no package owns go, and without that database every one does.
+#[test]
+fn uninstall_leaves_directories_a_package_came_to_own() {
+    require_program("dpkg");
+    let dest = TempDir::new("destdir");
+    make("install", &dest.0, &[]);
+    let recorded = std::fs::read_to_string(dest.0.join("usr/local/share/rapidutils/installed-directories")).unwrap();
+    assert!(recorded.lines().any(|d| d == "/etc/fish/conf.d"), "{recorded}");
+    let admin = dest.0.join("var/lib/dpkg");
+    std::fs::create_dir_all(admin.join("info")).unwrap();
+    std::fs::create_dir_all(admin.join("updates")).unwrap();
+    std::fs::write(
+        admin.join("status"),
+        "Package: fish-common\nStatus: install ok installed\nVersion: 3.6.0-3.1\nArchitecture: all\n\
+         Maintainer: nobody <nobody@example.org>\nDescription: stands for fish's data\n\n",
+    )
+    .unwrap();
+    std::fs::write(admin.join("info/fish-common.list"), "/.\n/etc\n/etc/fish\n/etc/fish/conf.d\n").unwrap();
+    make("uninstall", &dest.0, &[]);
+    let left: Vec<String> = directories(&dest.0).into_iter().filter(|d| !d.starts_with("var")).collect();
+    assert_eq!(left, ["etc", "etc/fish", "etc/fish/conf.d"], "directories after make uninstall");
+    assert_eq!(tree(&dest.0).iter().filter(|f| !f.starts_with("var/")).count(), 0, "{:?}", tree(&dest.0));
+}

@@ -161,7 +161,9 @@ fn files_that_shrink_or_grow_while_read() {
             let mut stdout = child.stdout.take().unwrap();
             let mut first = vec![0u8; 1 << 20];
             stdout.read_exact(&mut first).unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(50));
+            // The change comes while cat sleeps on its full stdout, at most its buffers and
+            // the pipe ahead of what was read (16 MiB are far more than those).
+            assert!(wait_held_back_by_stdout(child.id()), "{opts:?} grow={grow}: cat ended before the change");
             let extra = noise(3 << 20, 77);
             let now = if grow {
                 let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();

@@ -517,3 +517,74 @@ impl Drop for PipeMaxSizeRaised {
         std::fs::write(Self::PATH, self.old.trim()).expect("pipe-max-size is set back");
     }
 }
+
+/// How long a test waits for an event it has made happen before it fails: a watchdog against a
+/// hang, not a measure of speed (the event is what the test waits for, however long it takes
+/// short of this).
+pub const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Looks at `probe` until it gives something, and returns that; fails the test, naming `what`
+/// was awaited, when [`WATCHDOG`] passes first. Between looks it backs off from 50 µs to 5 ms:
+/// the looks watch for the event, no pause is counted on to bring it.
+pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(50);
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(start.elapsed() < WATCHDOG, "waited {WATCHDOG:?} for {what}: it never happened");
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The state letter of process (or thread) `pid` in /proc (`R`, `S`, `D`, `T`, `Z`, ...).
+pub fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// The system call process `pid` sleeps in, as /proc/PID/syscall shows it (its number, then its
+/// arguments), if it is asleep inside one (not running, not in user space).
+pub fn sleeping_in_call(pid: u32) -> Option<(i64, Vec<u64>)> {
+    let parse = || -> Option<(i64, Vec<u64>)> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+        let mut fields = text.split_whitespace();
+        let number: i64 = fields.next()?.parse().ok()?;
+        let args = fields.take(6).map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap_or(u64::MAX));
+        (number >= 0).then(|| (number, args.collect()))
+    };
+    let before = parse()?;
+    // Asleep, and still in the same call after that was seen.
+    (matches!(process_state(pid), Some('S' | 'D')) && parse().as_ref() == Some(&before)).then_some(before)
+}
+
+/// Whether `call` (from [`sleeping_in_call`]) writes to descriptor 1: `write`, `writev`,
+/// `pwrite64`, `vmsplice`, `sendfile` name their output first, `splice`, `tee` and
+/// `copy_file_range` third.
+pub fn writes_stdout(call: &(i64, Vec<u64>)) -> bool {
+    let (number, args) = call;
+    let out = match *number {
+        libc::SYS_write | libc::SYS_writev | libc::SYS_pwrite64 | libc::SYS_vmsplice | libc::SYS_sendfile => {
+            args.first()
+        }
+        libc::SYS_splice => args.get(2),
+        libc::SYS_tee => args.get(1),
+        libc::SYS_copy_file_range => args.get(2),
+        _ => None,
+    };
+    out == Some(&1)
+}
+
+/// Waits until process `pid` is held back by its standard output: asleep in a call that writes
+/// to it (a pipe that is full), or gone (a zombie: it wrote its last byte). Returns whether it
+/// was held back (false: it had ended).
+pub fn wait_held_back_by_stdout(pid: u32) -> bool {
+    wait_for(&format!("process {pid} to sleep writing its full stdout, or to end"), || {
+        if matches!(process_state(pid), Some('Z') | None) {
+            return Some(false);
+        }
+        sleeping_in_call(pid).filter(writes_stdout).map(|_| true)
+    })
+}

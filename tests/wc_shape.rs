@@ -336,14 +336,8 @@ fn counted_while_cut(
         let line = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---"))?;
         line.split_whitespace().next().map(str::to_owned)
     };
-    let started = std::time::Instant::now();
-    let pid = loop {
-        if let Some(pid) = stopped(&std::fs::read_to_string(&log).unwrap_or_default()) {
-            break pid;
-        }
-        assert!(started.elapsed().as_secs() < 60, "wc never stopped at its second stretch");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+    let pid =
+        wait_for("wc to stop at its second stretch", || stopped(&std::fs::read_to_string(&log).unwrap_or_default()));
     std::fs::OpenOptions::new().write(true).open(path).unwrap().set_len(new_len).unwrap();
     // (The shell's own kill: a chroot may have no kill program.)
     assert!(Command::new("sh").args(["-c", "kill -CONT \"$0\"", &pid]).status().unwrap().success());

@@ -232,30 +232,71 @@ fn formatting_into_the_file_it_reads_ends() {
 /// the end. cat must end as read() would: exactly GNU's output for the file as it is now,
 /// status 0, no message. The new ends fall inside a chunk, on the last page of a chunk, on the
 /// last page of a 4 MiB window, on a page boundary, and on a window boundary.
+///
+/// cat runs under strace, which traces no call and shows the SIGBUS signals cat gets: where the
+/// new end leaves a page of the window cat had mapped when the file shrank (it must have the
+/// file's start mapped then: /proc/PID/maps says so), the SIGBUS must come, as a fault past the
+/// file's end (BUS_ADRERR), and cat must recover from it; elsewhere (cat may map a window past
+/// the end after the change) at most one may. No other SIGBUS, and none kills it.
 #[test]
 fn mapped_files_that_shrink_end_where_the_file_ends() {
     use std::io::Read;
+    const TEST: &str = "hostile::mapped_files_that_shrink_end_where_the_file_ends";
+    let mapped = rapidutils::platform::MAPPED_FILES;
+    if !mapped {
+        skipped(TEST, "the SIGBUS recovery", "not part of this build: the portable build maps no file, it reads");
+    }
+    let page = rapidutils::platform::page_size() as u64;
     let data = noise(12 << 20, 31);
     for opts in [&["-n"][..], &["-A"]] {
         for new_len in [(2 << 20) + 123, (3 << 20) - 100, (4 << 20) - 100, (6 << 20) + 4096, 8 << 20] {
+            let label = format!("{opts:?} cut to {new_len}");
             let dir = TempDir::new("mapped-shrink");
             let path = dir.file("f", &data);
+            let log = dir.0.join("signals");
             let [mut mine, _] = both("cat", "cat");
-            mine.env("RAPIDUTILS_INPUT", "map");
-            let mut child = mine.args(opts).arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            mine.env("RAPIDUTILS_INPUT", "map").args(opts).arg(&path);
+            let mut traced = Command::new(require_program("strace"));
+            traced.args(["-f", "-e", "trace=none", "-e", "signal=SIGBUS", "-o"]).arg(&log);
+            traced.arg(mine.get_program()).args(mine.get_args()).env_clear();
+            for (key, value) in mine.get_envs() {
+                traced.env(key, value.unwrap());
+            }
+            let mut child = traced.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
             let mut stdout = child.stdout.take().unwrap();
             // cat is now at most its output buffer, the pipe and a chunk ahead: under 1 MiB.
             let mut first = vec![0u8; 128 << 10];
             stdout.read_exact(&mut first).unwrap();
+            if mapped {
+                let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", child.id())).unwrap();
+                let cat = children.split_whitespace().next().expect("strace runs cat");
+                let maps = std::fs::read_to_string(format!("/proc/{cat}/maps")).unwrap();
+                let name = format!(" {}", path.display());
+                assert!(
+                    maps.lines().any(|l| l.ends_with(&name) && l.split_whitespace().nth(2) == Some("00000000")),
+                    "{label}: cat has not mapped the file's start:\n{maps}"
+                );
+            }
             std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
             let mut rest = Vec::new();
             stdout.read_to_end(&mut rest).unwrap();
             let out = child.wait_with_output().unwrap();
-            let label = format!("{opts:?} cut to {new_len}");
             assert!(out.status.success() && out.stderr.is_empty(), "{label}: {out:?}");
             let got = [first, rest].concat();
             let want = run_piped_bytes("cat", opts, &data[..new_len as usize]);
             assert!(got == want, "{label}: {} bytes, want {}", got.len(), want.len());
+            let signals = std::fs::read_to_string(&log).unwrap();
+            let bus: Vec<&str> = signals.lines().filter(|l| l.contains("SIGBUS")).collect();
+            let faults = bus.iter().filter(|l| l.contains("--- SIGBUS {si_signo=SIGBUS, si_code=BUS_ADRERR")).count();
+            assert!(signals.contains("+++ exited with 0 +++"), "{label}: cat did not exit by itself:\n{signals}");
+            assert_eq!(faults, bus.len(), "{label}: a SIGBUS that is not a fault past the file's end:\n{signals}");
+            // The first page past the new end, inside the 4 MiB window mapped before the change.
+            let in_first_window = new_len.div_ceil(page) * page < 4 << 20;
+            match (mapped, in_first_window) {
+                (false, _) => assert_eq!(faults, 0, "{label}: a build that maps nothing got a SIGBUS:\n{signals}"),
+                (true, true) => assert_eq!(faults, 1, "{label}: the fault past the new end never came:\n{signals}"),
+                (true, false) => assert!(faults <= 1, "{label}: {faults} faults:\n{signals}"),
+            }
         }
     }
     // A SIGBUS that another process sends (not a fault on the mapping) still kills, as GNU's.

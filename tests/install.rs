@@ -5,7 +5,7 @@
 //! the directories that were there before, while those `make install` created go. bash's
 //! completions for `cat` and `wc` load in an interactive bash with bash-completion.
 
-use crate::generated::{bash_complete, fish_complete, zsh_lists};
+use crate::generated::{ZPTY_AWAIT, bash_complete, fish_complete, zsh_lists};
 use crate::util::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -246,29 +246,26 @@ impl PrivateFish {
 
 /// Whether an interactive bash (in a pseudo-terminal driven by zsh's zpty) with Debian's
 /// bash-completion, reading its compatibility directory and completion files from the install
-/// in `dest` under `prefix`, shows `want` when TAB is pressed twice after `line`.
+/// in `dest` under `prefix`, shows `want` when TAB is pressed twice after `line` (waited for with
+/// [`ZPTY_AWAIT`]).
 fn bash_lists(dest: &Path, prefix: &str, line: &str, want: &str) -> bool {
     let loader = Path::new("/usr/share/bash-completion/bash_completion");
     assert!(loader.exists(), "bash-completion is not installed: run `make test-deps` (as .ci/run does)");
-    let script = r#"zmodload zsh/zpty
-zpty b env -i HOME=$1 HISTFILE=/dev/null TERM=dumb PATH=$2:/usr/bin:/bin BASH_COMPLETION_COMPAT_DIR=$3 XDG_DATA_DIRS=$4 \
+    // (The prompt is set in two quoted halves: the terminal's echo of the command does not
+    // read as the prompt.)
+    let script = format!(
+        "{ZPTY_AWAIT}{}",
+        r#"start b env -i HOME=$1 HISTFILE=/dev/null TERM=dumb PATH=$2:/usr/bin:/bin BASH_COMPLETION_COMPAT_DIR=$3 XDG_DATA_DIRS=$4 \
   bash --norc --noprofile -i
-zpty -w b "source /usr/share/bash-completion/bash_completion; PS1='ready> '"
-seen=
-for i in {1..200}; do
-  while zpty -r -t b chunk; do seen+=$chunk; done
-  [[ $seen == *"ready> "* ]] && break
-  sleep 0.1
-done
-zpty -wn b "$5"$'\t\t'
-for i in {1..200}; do
-  while zpty -r -t b chunk; do seen+=$chunk; done
-  [[ $seen == *"$6"* ]] && { zpty -d b; exit 0; }
-  sleep 0.1
-done
+zpty -w b "source /usr/share/bash-completion/bash_completion; PS1='re''ady> '"
+if await b "ready> "; then
+  zpty -wn b "$5"$'\t\t'
+  await b "$6" && { zpty -d b; exit 0; }
+fi
 zpty -d b
 print -r -- "$seen"
-exit 1"#;
+exit 1"#
+    );
     let root = dest.join(prefix);
     let out = Command::new(require_program("zsh"))
         .arg("-fc")

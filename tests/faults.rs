@@ -743,8 +743,9 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
     // Promptly, counted in system calls: after the write to stdout that failed, no descriptor
     // that data moved through is used again (the message may read the locale's files).
     let log = dir.0.join("trace");
-    let wrapper = dir.file(
-        "traced",
+    let wrapper = dir.0.join("traced");
+    write_executable(
+        &wrapper,
         format!(
             "#!/bin/sh\nexec strace -f -qq --seccomp-bpf -s 0 -e signal=none -e trace={DATA_CALLS} -o '{}' '{}' \"$@\"\n",
             log.display(),
@@ -752,7 +753,6 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
         )
         .as_bytes(),
     );
-    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut sh = Command::new("bash");
     sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper).env("PATH", SYSTEM_PATH);
     let traced = run_with_stdout(sh, Stdio::piped());

@@ -206,7 +206,7 @@ impl PrivateFish {
         for dir in ["bin", "share", "etc/fish/conf.d", "home"] {
             std::fs::create_dir_all(root.0.join(dir)).unwrap();
         }
-        std::fs::copy(&system, root.0.join("bin/fish")).unwrap();
+        copy_executable(&system, &root.0.join("bin/fish"));
         if !data.is_empty() {
             std::os::unix::fs::symlink(&data, root.0.join("share/fish")).unwrap();
         }

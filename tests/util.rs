@@ -588,3 +588,26 @@ pub fn wait_held_back_by_stdout(pid: u32) -> bool {
         sleeping_in_call(pid).filter(writes_stdout).map(|_| true)
     })
 }
+
+/// Writes `content` to `path` as an executable (mode 755), through a child process: a file this
+/// multi-threaded test program held open for writing could be inherited, still open, by a child
+/// another test thread forks at that moment, and executing it would then fail with ETXTBSY
+/// ("Text file busy") until that child execs.
+pub fn write_executable(path: &Path, content: &[u8]) {
+    use std::io::Write;
+    let mut sh = Command::new("/bin/sh")
+        .args(["-c", "cat > \"$0\" && chmod 755 \"$0\""])
+        .arg(path)
+        .env("PATH", SYSTEM_PATH)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    sh.stdin.take().unwrap().write_all(content).unwrap();
+    assert!(sh.wait().unwrap().success(), "writing {} failed", path.display());
+}
+
+/// Copies the executable `from` to `to` through a child process (see [`write_executable`]).
+pub fn copy_executable(from: &Path, to: &Path) {
+    let status = Command::new("/bin/cp").arg(from).arg(to).status().expect("cp runs");
+    assert!(status.success(), "copying {} to {} failed", from.display(), to.display());
+}

@@ -120,11 +120,11 @@ build:
 	  else echo "no cargo here, and Debian's rustc ($${candidate:-none}) is older than 1.85: install Rust with rustup (README)" >&2; exit 1; fi; }
 	$(CARGO) build --release --bins
 
-# Everything the tests need (root): python3 (the corpora generator), strace (fault injection), GNU time (peak memory), the
+# Everything the tests need (root): python3 (the corpora generator), xz (ci/gnu-tests.sh unpacks GNU's tests), strace (fault injection), GNU time (peak memory), the
 # man-page and completion checkers (mandoc, man-db, zsh, fish, bash-completion), the locale
 # sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := python3:python3 strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
+TEST_PROGRAMS := python3:python3 xz:xz-utils strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
 	/usr/share/bash-completion/bash_completion:bash-completion
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
 	ko_KR.EUC-KR zh_TW.BIG5 \

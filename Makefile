@@ -59,7 +59,7 @@ ORACLE_SH   := ci/gnu-oracle.sh
 # Installs Debian packages, apt's and dpkg's progress going to target/apt.log.
 APT_INSTALL := bash ci/apt-install.sh
 
-.PHONY: all help build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all help build test test-deps stress test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package check-distro-build check-uninstall
@@ -74,6 +74,7 @@ install                build, then install (PREFIX, DESTDIR, LAYOUT, ...: see th
 uninstall              remove what `make install` with the same variables installed
 test                   install the test prerequisites, then the whole suite; ends with one count line
 test-deps              the test prerequisites (root): strace, valgrind, GNU time, mandoc, locales, GNU 9.12 oracle, ...
+stress                 longer runs under load: files changing while read, early-closing readers, full disks, signals
 test-gnu               GNU's own tests for cat, wc and yes against the release binaries
 test-cpu-models        the x86-64 kernels under qemu-x86_64 as CPUs lacking one feature each
 test-aarch64           the unit tests for aarch64 under qemu
@@ -154,6 +155,15 @@ test-deps:
 SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
 	@CARGO="$(CARGO)" MAKE="$(MAKE)" bash ci/test-all.sh
+
+# Longer than make test, what only load and many runs find (tests/stress.rs, not part of cargo
+# test): files that shrink and grow while cat and wc read them, readers that close early, full
+# disks (small tmpfs mounts: root), signals into writes to a full pipe; each round with its own
+# options, SIMD kernel, locale and input way. The four cases run side by side (load).
+# STRESS_ROUNDS rounds each; each case prints its seed, and RAPIDUTILS_STRESS_SEED=N repeats its rounds.
+STRESS_ROUNDS ?= 100
+stress: test-deps
+	RAPIDUTILS_STRESS_ROUNDS=$(STRESS_ROUNDS) $(CARGO) test --release --test stress -- --nocapture --test-threads=4
 
 # GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
 # run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:

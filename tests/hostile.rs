@@ -568,7 +568,7 @@ fn terminal_input_is_shown_line_by_line() {
                 // Every line shows at once, but the second empty one under -s (squeezed).
                 if tool == "cat" && !(args.contains(&"-s") && i == 2) {
                     // The line must come out now, not when more input arrives.
-                    match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+                    match rx.recv_timeout(WATCHDOG) {
                         Ok(got) => transcript.push(got),
                         Err(_) => {
                             let _ = child.kill();
@@ -614,7 +614,7 @@ fn socket_input_is_passed_on_as_it_comes() {
         for i in 1..=3 {
             ours_end.write_all(format!("line {i}\n").as_bytes()).unwrap();
             let want = if args.is_empty() { format!("line {i}\n") } else { format!("{i:>6}\tline {i}\n") };
-            match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+            match rx.recv_timeout(WATCHDOG) {
                 Ok(got) => assert_eq!(String::from_utf8_lossy(&got), want, "{args:?}"),
                 Err(_) => {
                     let _ = child.kill();

@@ -13,7 +13,7 @@
 # the repository's files (git ls-files) are copied into the chroot. Each SUITE's log is
 # target/package/uninstall-SUITE.log. Run as root on Debian (make check-uninstall installs
 # mmdebstrap). The chroots live in temporary directories, removed however the test ends.
-# shellcheck disable=SC2016 # the chroot's commands are for the chroot's shell
+# shellcheck disable=SC2016,SC2317 # the chroot's commands are for its shell; functions run through check and trap
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$PWD/target/package
@@ -53,6 +53,32 @@ created=(/etc/bash_completion.d /etc/fish /etc/fish/conf.d /usr/local/share/bash
   /usr/local/share/fish/vendor_completions.d /usr/local/share/rapidutils /usr/local/share/zsh
   /usr/local/share/zsh/site-functions)
 
+# In the chroot at $root, as root with a login's PATH; make TARGET there, its output to $log.
+in_root() {
+  chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive "$@"
+}
+make_in_root() { in_root sh -c "cd /src && make $1 BINARIES=/built" >> "$log" 2>&1; }
+# None of the paths exists in the chroot.
+absent() {
+  local d
+  for d in "$@"; do [ ! -e "$root$d" ] || { echo "  $d is still there"; return 1; }; done
+}
+# make install listed every directory of "created" as its own.
+recorded() {
+  local d
+  for d in "${created[@]}"; do
+    grep -qx "$d" "$root/usr/local/share/rapidutils/installed-directories" || { echo "  $d not recorded"; return 1; }
+  done
+}
+# dpkg says package $2 owns path $1 (whole outputs compared, not piped into grep -q).
+owner_is() { [ "$(in_root dpkg-query -S "$1" 2> /dev/null)" = "$2: $1" ]; }
+# The installed tools run, and cat is the one in /usr/local/bin.
+runs() {
+  [ "$(in_root sh -c 'printf "a b\n" | cat -n | wc -w')" = 3 ] &&
+    [ "$(in_root sh -c 'command -v cat')" = /usr/local/bin/cat ]
+}
+
 for suite in "${suites[@]}"; do
   log=$out/uninstall-$suite.log
   : > "$log"
@@ -66,19 +92,6 @@ for suite in "${suites[@]}"; do
   mkdir -p "$root/src" "$root/built"
   git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$root/src"
   cp "$binaries"/{rapidutils,cat,wc,yes} "$root/built/"
-  in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive "$@"; }
-  make_in_root() { in_root sh -c "cd /src && make $1 BINARIES=/built" >> "$log" 2>&1; }
-  absent() { local d; for d in "$@"; do [ ! -e "$root$d" ] || { echo "  $d is still there"; return 1; }; done; }
-  recorded() {
-    local d
-    for d in "${created[@]}"; do
-      grep -qx "$d" "$root/usr/local/share/rapidutils/installed-directories" || { echo "  $d not recorded"; return 1; }
-    done
-  }
-  # (Whole outputs compared, not piped into grep -q.)
-  owner_is() { [ "$(in_root dpkg-query -S "$1" 2> /dev/null)" = "$2: $1" ]; }
-  runs() { [ "$(in_root sh -c 'printf "a b\n" | cat -n | wc -w')" = 3 ] && [ "$(in_root sh -c 'command -v cat')" = /usr/local/bin/cat ]; }
 
   echo "== $suite alone: make install, make uninstall, nothing installed between"
   check "$suite: /etc/fish/conf.d is no package's" sh -c "! chroot '$root' dpkg-query -S /etc/fish/conf.d > /dev/null 2>&1"

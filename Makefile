@@ -59,10 +59,10 @@ ORACLE_SH   := ci/gnu-oracle.sh
 # Installs Debian packages, apt's and dpkg's progress going to target/apt.log.
 APT_INSTALL := bash ci/apt-install.sh
 
-.PHONY: all help build test test-deps test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
+.PHONY: all help build test test-deps stress test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
 	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
-	check-reproducible check-system-package check-distro-build
+	check-reproducible check-system-package check-distro-build check-uninstall
 
 all: build
 
@@ -74,6 +74,7 @@ install                build, then install (PREFIX, DESTDIR, LAYOUT, ...: see th
 uninstall              remove what `make install` with the same variables installed
 test                   install the test prerequisites, then the whole suite; ends with one count line
 test-deps              the test prerequisites (root): strace, valgrind, GNU time, mandoc, locales, GNU 9.12 oracle, ...
+stress                 longer runs under load: files changing while read, early-closing readers, full disks, signals
 test-gnu               GNU's own tests for cat, wc and yes against the release binaries
 test-cpu-models        the x86-64 kernels under qemu-x86_64 as CPUs lacking one feature each
 test-aarch64           the unit tests for aarch64 under qemu
@@ -101,6 +102,7 @@ check-homebrew         check the Homebrew formula against a stand-in of its DSL
 check-packaging        every packaging check above
 check-reproducible     the .debs built twice, and cargo build --release from two paths, must be identical
 check-system-package   rapidutils-coreutils in fresh Debian chroots of SUITES (bookworm trixie sid)
+check-uninstall        make install, a package owning a directory it made, make uninstall: in fresh chroots (UNINSTALL_SUITES)
 check-distro-build     Debian's own build in fresh trixie and sid chroots (offline, Debian's crates), lintian, the
                        tests with rustc 1.85, make install as a newcomer, the system swap with those .debs, cargo publish --dry-run
 help                   this list
@@ -119,11 +121,11 @@ build:
 	  else echo "no cargo here, and Debian's rustc ($${candidate:-none}) is older than 1.85: install Rust with rustup (README)" >&2; exit 1; fi; }
 	$(CARGO) build --release --bins
 
-# Everything the tests need (root): python3 (the corpora generator), strace (fault injection), GNU time (peak memory), the
+# Everything the tests need (root): python3 (the corpora generator), xz (ci/gnu-tests.sh unpacks GNU's tests), strace (fault injection), GNU time (peak memory), the
 # man-page and completion checkers (mandoc, man-db, zsh, fish, bash-completion), the locale
 # sources (locales),
 # and the GNU coreutils 9.12 oracle in /opt/gnu-oracle.
-TEST_PROGRAMS := python3:python3 strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
+TEST_PROGRAMS := python3:python3 xz:xz-utils strace:strace valgrind:valgrind /usr/bin/time:time mandoc:mandoc man:man-db zsh:zsh fish:fish \
 	/usr/share/bash-completion/bash_completion:bash-completion
 TEST_LOCALES  := en_US.UTF-8 en_US.ISO-8859-1 fr_FR.UTF-8 fr_FR.ISO-8859-1 de_DE.UTF-8 ja_JP.EUC-JP ja_JP.UTF-8 \
 	ko_KR.EUC-KR zh_TW.BIG5 \
@@ -153,6 +155,15 @@ test-deps:
 SKIPS := $(CURDIR)/target/test-skips.txt
 test: test-deps
 	@CARGO="$(CARGO)" MAKE="$(MAKE)" bash ci/test-all.sh
+
+# Longer than make test, what only load and many runs find (tests/stress.rs, not part of cargo
+# test): files that shrink and grow while cat and wc read them, readers that close early, full
+# disks (small tmpfs mounts: root), signals into writes to a full pipe; each round with its own
+# options, SIMD kernel, locale and input way. The four cases run side by side (load).
+# STRESS_ROUNDS rounds each; each case prints its seed, and RAPIDUTILS_STRESS_SEED=N repeats its rounds.
+STRESS_ROUNDS ?= 100
+stress: test-deps
+	RAPIDUTILS_STRESS_ROUNDS=$(STRESS_ROUNDS) $(CARGO) test --release --test stress -- --nocapture --test-threads=4
 
 # GNU's own tests for cat, wc and yes (tests/cat, tests/wc, misc/yes.sh, misc/write-errors.sh, ...)
 # run against the release binaries the way GNU's `make check` runs them. The test scripts are GPL:
@@ -341,7 +352,14 @@ endif
 
 # Removes exactly the files `make install` with the same variables put there, the distro
 # layout's own directory for the tools' names when it is left empty, and the directories listed
-# in DIRLIST (those `make install` created) that are left empty.
+# in DIRLIST (those `make install` created) that are left empty, but for those a Debian package
+# owns by then: `make install` may create /etc/fish/conf.d before fish is installed, and fish-common
+# then owns it. Ownership is dpkg's (`dpkg -S DIR`), of the system, or with DESTDIR of the dpkg
+# database in DESTDIR when there is one; without dpkg (or its database) no directory is owned.
+OWNED_BY_A_PACKAGE = owned() { \
+	  if [ -z "$(D)" ]; then command -v dpkg >/dev/null && dpkg -S "$$1" >/dev/null 2>&1; \
+	  else [ -d "$(D)/var/lib/dpkg/info" ] && command -v dpkg >/dev/null && \
+	    dpkg --admindir="$(D)/var/lib/dpkg" -S "$$1" >/dev/null 2>&1; fi; }
 uninstall:
 ifeq ($(INSTALL_MODE),links)
 	@rm -f "$(D)$(BINDIR)/rapidutils" "$(D)$(MANDIR)/man1/rapidutils.1" "$(D)$(BASHCOMPDIR)/rapidutils" \
@@ -362,10 +380,14 @@ ifneq ($(FISHCONFDIR),)
 endif
 endif
 ifeq ($(LAYOUT),distro)
-	@rmdir "$(D)$(TOOLDIR)" "$(D)$(dir $(TOOLDIR:/=))" 2>/dev/null || true
+	@$(OWNED_BY_A_PACKAGE); for d in $(TOOLDIR:/=) $(patsubst %/,%,$(dir $(TOOLDIR:/=))); do \
+	  owned "$$d" || rmdir "$(D)$$d" 2>/dev/null || true; done
 endif
-	@if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
-	  for d in $$dirs; do rmdir "$(D)$$d" 2>/dev/null || true; done; fi
+	@$(OWNED_BY_A_PACKAGE); if [ -f "$(D)$(DIRLIST)" ]; then dirs=$$(sort -r "$(D)$(DIRLIST)"); rm -f "$(D)$(DIRLIST)"; \
+	  for d in $$dirs; do \
+	    if owned "$$d"; then echo "kept $$d: a package owns it (dpkg -S)"; \
+	    else rmdir "$(D)$$d" 2>/dev/null || true; fi; \
+	  done; fi
 
 # man/*.1 and completions/ are generated from the tools' clap Commands by rapidutils-gen (not
 # shipped: `--features gen`, its own target dir) and committed; a test fails when they are stale.
@@ -417,6 +439,14 @@ check-system-package: packaging-deps
 	  if [ ! -e $$deb ] || [ -n "$$(find $(DEB_SOURCES) -newer $$deb -print -quit)" ]; then \
 	    bash packaging/check.sh deb; fi
 	bash packaging/chroot-test.sh --suites $(CHROOT_JOBS) $(SUITES)
+
+# make install, then a package that comes to own a directory make install created (fish-common:
+# /etc/fish/conf.d), then make uninstall, as root in a fresh Debian chroot of each of
+# UNINSTALL_SUITES (packaging/uninstall-test.sh): the directory stays, the other ones go.
+UNINSTALL_SUITES ?= bookworm trixie
+check-uninstall: $(if $(BINARIES),,build)
+	@command -v mmdebstrap >/dev/null || { $(APT_INSTALL) mmdebstrap; }
+	BINARIES=$(RELEASE) bash packaging/uninstall-test.sh $(UNINSTALL_SUITES)
 
 # Debian's own build of rapidutils, as its Rust team builds programs (packaging/distro-build.sh):
 # in fresh chroots of DISTRO_SUITES, from Debian's rustc, cargo and librust-*-dev crates with no

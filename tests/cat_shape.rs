@@ -326,7 +326,7 @@ fn the_callers_pipe_grows_to_gnus_512_kib_and_no_further() {
     let run = |cat: &std::path::Path| {
         let log = dir.0.join("trace");
         let mut sh = Command::new("bash");
-        sh.args(["-c", script, "sh"]).arg(&big).env("LOG", &log).env("CAT", cat);
+        sh.args(["-c", script, "sh"]).arg(&big).env("LOG", &log).env("CAT", cat).env("PATH", SYSTEM_PATH);
         let status = run_with_stdout(sh, Stdio::piped()).stdout_text();
         let trace = std::fs::read_to_string(&log).unwrap();
         let grown: Vec<String> = trace
@@ -403,7 +403,8 @@ fn devices_go_through_the_relay_into_a_grown_pipe() {
     sh.arg("-c")
         .arg("strace -qq -o \"$LOG\" -e trace=fcntl,splice,read \"$CAT\" /dev/zero | head -c 10M | wc -c")
         .env("LOG", &log)
-        .env("CAT", ours("cat"));
+        .env("CAT", ours("cat"))
+        .env("PATH", SYSTEM_PATH);
     let out = run_with_stdout(sh, Stdio::piped());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "10485760\n");
     let trace = std::fs::read_to_string(&log).unwrap();

@@ -498,7 +498,10 @@ fn eintr_and_eagain_on_every_data_call_lose_nothing() {
 }
 
 /// Stop and continue signals (and signals ignored by default) sent over and over while the
-/// tools move 50 MB into a slow reader: no byte lost or repeated, nothing reported.
+/// tools move 50 MB into a slow reader: no byte lost or repeated, nothing reported. Before
+/// each read of at most 64 KiB the reader waits until the tool sleeps in its call that writes
+/// the full pipe (/proc/PID/syscall: write, splice, vmsplice, ... on descriptor 1), and sends
+/// the signals there, into that call; and again after the read, which wakes the tool.
 #[test]
 fn signals_during_long_transfers_lose_nothing() {
     let numbered = gnu_output("cat", &["-n"]);
@@ -515,29 +518,22 @@ fn signals_during_long_transfers_lose_nothing() {
         }
         let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let pid = child.id() as libc::pid_t;
-        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let signals = move || {
+        let signals = || {
             for sig in [libc::SIGSTOP, libc::SIGCONT, libc::SIGWINCH, libc::SIGCHLD, libc::SIGURG] {
                 // SAFETY: kill() with a pid of our own child and a valid signal number.
                 unsafe { libc::kill(pid, sig) };
             }
         };
-        // Rounds at random moments from a thread, and one after each read (at least one per
-        // 64 KiB whatever the machine's speed).
-        let signaller = {
-            let done = done.clone();
-            std::thread::spawn(move || {
-                while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                    signals();
-                    std::thread::sleep(std::time::Duration::from_micros(100));
-                }
-            })
-        };
-        let mut rounds = 0;
+        let (mut held, mut rounds) = (0, 0);
         let mut stdout = child.stdout.take().unwrap();
         let mut out = vec![0u8; expected.len()];
         let mut got = 0;
         while got < out.len() {
+            // (Until the tool has written its last byte and ended.)
+            if wait_held_back_by_stdout(child.id()) {
+                signals();
+                held += 1;
+            }
             let n = stdout.read(&mut out[got..(got + (64 << 10)).min(expected.len())]).unwrap();
             if n == 0 {
                 break;
@@ -545,16 +541,13 @@ fn signals_during_long_transfers_lose_nothing() {
             got += n;
             signals();
             rounds += 1;
-            std::thread::sleep(std::time::Duration::from_micros(200));
         }
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
-        signaller.join().unwrap();
         let _ = Command::new("kill").args(["-CONT", &child.id().to_string()]).status();
         drop(stdout);
         let status = child.wait().unwrap();
         let mut stderr = String::new();
         child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        assert!(rounds >= 50, "{tool}: only {rounds} rounds of signals");
+        assert!(held >= 50 && rounds >= 50, "{tool}: only {held} rounds into a sleeping write, {rounds} after reads");
         assert!(stderr.is_empty(), "{tool}: {stderr}");
         assert_eq!(got, expected.len(), "{tool}: short output ({status:?})");
         assert!(out == expected, "{tool} {args:?}: output differs");
@@ -598,24 +591,21 @@ fn slow_read_nonblocking(cmd: &Command, len: usize, piece: usize, log: &Path) ->
 }
 
 /// Waits until the process that `tracer` (strace) runs is inside `poll`; a tool that never
-/// gets there fails the test (after 20,000 looks 1 ms apart).
+/// gets there fails the test (util's watchdog).
 fn wait_until_polling(tracer: u32) {
     let children = format!("/proc/{tracer}/task/{tracer}/children");
-    let ppoll = format!("{} ", libc::SYS_ppoll);
-    for _ in 0..20_000 {
-        let child = std::fs::read_to_string(&children).unwrap_or_default();
-        if let Some(pid) = child.split_whitespace().next() {
-            // Where the kernel sleeps it (poll_schedule_timeout), or ppoll's number (poll's
-            // differs between architectures).
-            let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
-            let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
-            if wchan.contains("poll") || call.starts_with(&ppoll) {
-                return;
-            }
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    panic!("the tool never waited in poll");
+    wait_for("the tool to wait in poll", || {
+        let child = std::fs::read_to_string(&children).ok()?;
+        let pid: u32 = child.split_whitespace().next()?.parse().ok()?;
+        polling(pid).then_some(())
+    });
+}
+
+/// Whether process `pid` sleeps in `poll`: where the kernel sleeps it (poll_schedule_timeout),
+/// or ppoll's number (poll's differs between architectures).
+fn polling(pid: u32) -> bool {
+    let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+    wchan.contains("poll") || sleeping_in_call(pid).is_some_and(|(number, _)| number == libc::SYS_ppoll)
 }
 
 /// A full non-blocking stdout was waited on, not spun on: it was found full (a call answered
@@ -696,15 +686,19 @@ fn non_blocking_stdout_is_waited_on_by_yes() {
     }
 }
 
-/// Runs `cmd` into a non-blocking pipe that is read only after a while, to its end; returns
-/// `cmd`'s stderr.
+/// Runs `cmd` (its output larger than any pipe) into a non-blocking pipe that is read only
+/// once `cmd` has found it full: it has ended (GNU gives up) or it waits in poll (ours); then
+/// to its end. Returns `cmd`'s stderr.
 fn stderr_of_nonblocking_run(mut cmd: Command) -> String {
     use std::os::fd::AsRawFd;
     let (read_end, write_end) = rapidutils::platform::pipe().unwrap();
     rapidutils::platform::set_nonblocking(write_end.as_raw_fd(), true).unwrap();
     let child = cmd.stdin(Stdio::null()).stdout(Stdio::from(write_end)).stderr(Stdio::piped()).spawn().unwrap();
     drop(cmd);
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    let pid = child.id();
+    wait_for("the tool to find its non-blocking stdout full", || {
+        (matches!(process_state(pid), Some('Z')) || polling(pid)).then_some(())
+    });
     let mut reader = std::fs::File::from(read_end);
     reader.read_to_end(&mut Vec::new()).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -749,8 +743,9 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
     // Promptly, counted in system calls: after the write to stdout that failed, no descriptor
     // that data moved through is used again (the message may read the locale's files).
     let log = dir.0.join("trace");
-    let wrapper = dir.file(
-        "traced",
+    let wrapper = dir.0.join("traced");
+    write_executable(
+        &wrapper,
         format!(
             "#!/bin/sh\nexec strace -f -qq --seccomp-bpf -s 0 -e signal=none -e trace={DATA_CALLS} -o '{}' '{}' \"$@\"\n",
             log.display(),
@@ -758,9 +753,8 @@ fn timed_pair(tool: &str, script: &str, dir: &TempDir) {
         )
         .as_bytes(),
     );
-    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut sh = Command::new("bash");
-    sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper);
+    sh.arg("-c").arg(&script).current_dir(&dir.0).env("LC_ALL", "C").env("T", &wrapper).env("PATH", SYSTEM_PATH);
     let traced = run_with_stdout(sh, Stdio::piped());
     assert!(traced.stdout_text().ends_with("rc=1\n"), "{script} traced: {}", traced.stdout_text());
     let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());

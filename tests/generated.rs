@@ -222,22 +222,46 @@ fn fish_completes_options_values_and_tools() {
     assert!(fish_complete("yes ").is_empty(), "yes takes text, not files");
 }
 
-/// Whether zsh, interactive in a pseudo-terminal with `dir` first in `fpath`, lists `want` when
-/// TAB is pressed after `line` (polled for up to 20 s).
-pub fn zsh_lists(dir: &Path, line: &str, want: &str) -> bool {
-    let script = r#"zmodload zsh/zpty
-zpty z zsh -f -i
-zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; PROMPT='> '"
-zpty -wn z "$2"$'\t'
+/// zsh functions for a test that drives a program in a pseudo-terminal (zsh's zpty) and waits
+/// for what it shows: `await NAME TEXT` reads the terminal NAME (its master descriptor in
+/// `fds[NAME]`, from `start`) into `seen` until `seen` holds TEXT, each read as soon as zselect
+/// says there is something to read; it fails when the program ends first, or after 30 s (a
+/// watchdog: the wait is for the text, not for a time).
+pub const ZPTY_AWAIT: &str = r#"zmodload zsh/zpty zsh/zselect zsh/datetime
+typeset -A fds
 seen=
-for i in {1..200}; do
-  while zpty -r -t z chunk; do seen+=$chunk; done
-  [[ $seen == *"$3"* ]] && { zpty -d z; exit 0; }
-  sleep 0.1
-done
+start() { local name=$1; shift; zpty $name "$@" && fds[$name]=$REPLY; }
+await() {
+  local name=$1 text=$2 chunk got
+  local -i left
+  local deadline=$(( EPOCHREALTIME + 30 ))
+  while [[ $seen != *"$text"* ]]; do
+    left=$(( (deadline - EPOCHREALTIME) * 100 ))
+    (( left > 0 )) || return 1
+    zselect -t $left -r $fds[$name] || continue
+    got=0
+    while zpty -r -t $name chunk; do seen+=$chunk; got=1; done
+    (( got )) || return 1
+  done
+}
+"#;
+
+/// Whether zsh, interactive in a pseudo-terminal with `dir` first in `fpath`, lists `want` when
+/// TAB is pressed after `line` (waited for with [`ZPTY_AWAIT`]). The directories where the
+/// system's installs put completions (`site-functions`: a system-wide `make install` puts ours
+/// there; `vendor-completions`, `vendor-functions`: the packages') are taken off `fpath`: only
+/// zsh's own functions and `dir` are searched.
+pub fn zsh_lists(dir: &Path, line: &str, want: &str) -> bool {
+    let script = format!(
+        "{ZPTY_AWAIT}{}",
+        r#"start z zsh -f -i
+zpty -w z "fpath=($1 \${fpath:#*/(site-functions|vendor-completions|vendor-functions)}); autoload -Uz compinit; compinit -u -D; PROMPT='> '"
+zpty -wn z "$2"$'\t'
+await z "$3" && { zpty -d z; exit 0; }
 zpty -d z
 print -r -- "$seen"
-exit 1"#;
+exit 1"#
+    );
     let out = Command::new(require_program("zsh"))
         .arg("-fc")
         .arg(script)

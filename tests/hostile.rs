@@ -121,7 +121,11 @@ fn twenty_gib_sparse_file() {
         // the dynamic loader's few KiB included).
         let log = dir.0.join("trace");
         let mut sh = Command::new("bash");
-        sh.arg("-c").arg(script.replace("$T", "$S $T")).current_dir(&dir.0).env("T", ours("wc"));
+        sh.arg("-c")
+            .arg(script.replace("$T", "$S $T"))
+            .current_dir(&dir.0)
+            .env("T", ours("wc"))
+            .env("PATH", SYSTEM_PATH);
         sh.env("S", format!("strace -qq -e trace=read -o {}", log.display()));
         assert!(run_with_stdout(sh, Stdio::piped()).stdout_text().ends_with("rc=0\n"), "{script} traced");
         let calls = trace_calls(&std::fs::read_to_string(&log).unwrap());
@@ -157,7 +161,9 @@ fn files_that_shrink_or_grow_while_read() {
             let mut stdout = child.stdout.take().unwrap();
             let mut first = vec![0u8; 1 << 20];
             stdout.read_exact(&mut first).unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(50));
+            // The change comes while cat sleeps on its full stdout, at most its buffers and
+            // the pipe ahead of what was read (16 MiB are far more than those).
+            assert!(wait_held_back_by_stdout(child.id()), "{opts:?} grow={grow}: cat ended before the change");
             let extra = noise(3 << 20, 77);
             let now = if grow {
                 let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -206,6 +212,7 @@ fn formatting_into_the_file_it_reads_ends() {
         sh.arg("-c")
             .arg("ulimit -f 65536; \"$CAT\" -n f 1<> f; echo \"rc=$?\"")
             .env("CAT", ours("cat"))
+            .env("PATH", SYSTEM_PATH)
             .env("RAPIDUTILS_INPUT", way)
             .current_dir(&dir.0);
         let out = run_with_stdout(sh, Stdio::piped());
@@ -225,30 +232,71 @@ fn formatting_into_the_file_it_reads_ends() {
 /// the end. cat must end as read() would: exactly GNU's output for the file as it is now,
 /// status 0, no message. The new ends fall inside a chunk, on the last page of a chunk, on the
 /// last page of a 4 MiB window, on a page boundary, and on a window boundary.
+///
+/// cat runs under strace, which traces no call and shows the SIGBUS signals cat gets: where the
+/// new end leaves a page of the window cat had mapped when the file shrank (it must have the
+/// file's start mapped then: /proc/PID/maps says so), the SIGBUS must come, as a fault past the
+/// file's end (BUS_ADRERR), and cat must recover from it; elsewhere (cat may map a window past
+/// the end after the change) at most one may. No other SIGBUS, and none kills it.
 #[test]
 fn mapped_files_that_shrink_end_where_the_file_ends() {
     use std::io::Read;
+    const TEST: &str = "hostile::mapped_files_that_shrink_end_where_the_file_ends";
+    let mapped = rapidutils::platform::MAPPED_FILES;
+    if !mapped {
+        skipped(TEST, "the SIGBUS recovery", "not part of this build: the portable build maps no file, it reads");
+    }
+    let page = rapidutils::platform::page_size() as u64;
     let data = noise(12 << 20, 31);
     for opts in [&["-n"][..], &["-A"]] {
         for new_len in [(2 << 20) + 123, (3 << 20) - 100, (4 << 20) - 100, (6 << 20) + 4096, 8 << 20] {
+            let label = format!("{opts:?} cut to {new_len}");
             let dir = TempDir::new("mapped-shrink");
             let path = dir.file("f", &data);
+            let log = dir.0.join("signals");
             let [mut mine, _] = both("cat", "cat");
-            mine.env("RAPIDUTILS_INPUT", "map");
-            let mut child = mine.args(opts).arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            mine.env("RAPIDUTILS_INPUT", "map").args(opts).arg(&path);
+            let mut traced = Command::new(require_program("strace"));
+            traced.args(["-f", "-e", "trace=none", "-e", "signal=SIGBUS", "-o"]).arg(&log);
+            traced.arg(mine.get_program()).args(mine.get_args()).env_clear();
+            for (key, value) in mine.get_envs() {
+                traced.env(key, value.unwrap());
+            }
+            let mut child = traced.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
             let mut stdout = child.stdout.take().unwrap();
             // cat is now at most its output buffer, the pipe and a chunk ahead: under 1 MiB.
             let mut first = vec![0u8; 128 << 10];
             stdout.read_exact(&mut first).unwrap();
+            if mapped {
+                let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", child.id())).unwrap();
+                let cat = children.split_whitespace().next().expect("strace runs cat");
+                let maps = std::fs::read_to_string(format!("/proc/{cat}/maps")).unwrap();
+                let name = format!(" {}", path.display());
+                assert!(
+                    maps.lines().any(|l| l.ends_with(&name) && l.split_whitespace().nth(2) == Some("00000000")),
+                    "{label}: cat has not mapped the file's start:\n{maps}"
+                );
+            }
             std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(new_len).unwrap();
             let mut rest = Vec::new();
             stdout.read_to_end(&mut rest).unwrap();
             let out = child.wait_with_output().unwrap();
-            let label = format!("{opts:?} cut to {new_len}");
             assert!(out.status.success() && out.stderr.is_empty(), "{label}: {out:?}");
             let got = [first, rest].concat();
             let want = run_piped_bytes("cat", opts, &data[..new_len as usize]);
             assert!(got == want, "{label}: {} bytes, want {}", got.len(), want.len());
+            let signals = std::fs::read_to_string(&log).unwrap();
+            let bus: Vec<&str> = signals.lines().filter(|l| l.contains("SIGBUS")).collect();
+            let faults = bus.iter().filter(|l| l.contains("--- SIGBUS {si_signo=SIGBUS, si_code=BUS_ADRERR")).count();
+            assert!(signals.contains("+++ exited with 0 +++"), "{label}: cat did not exit by itself:\n{signals}");
+            assert_eq!(faults, bus.len(), "{label}: a SIGBUS that is not a fault past the file's end:\n{signals}");
+            // The first page past the new end, inside the 4 MiB window mapped before the change.
+            let in_first_window = new_len.div_ceil(page) * page < 4 << 20;
+            match (mapped, in_first_window) {
+                (false, _) => assert_eq!(faults, 0, "{label}: a build that maps nothing got a SIGBUS:\n{signals}"),
+                (true, true) => assert_eq!(faults, 1, "{label}: the fault past the new end never came:\n{signals}"),
+                (true, false) => assert!(faults <= 1, "{label}: {faults} faults:\n{signals}"),
+            }
         }
     }
     // A SIGBUS that another process sends (not a fault on the mapping) still kills, as GNU's.
@@ -317,6 +365,7 @@ fn mapped_files_that_shrink_end_where_the_file_ends() {
     let path = dir.file("h", &data);
     let mut sh = std::process::Command::new("bash");
     sh.arg("-c").arg("{ \"$CAT\" -n > /dev/full; wc -c; } < \"$F\"").env("CAT", ours("cat")).env("F", &path);
+    sh.env("PATH", SYSTEM_PATH);
     let out = run_piped(sh, None);
     assert_eq!(out.stderr_text(), "cat: write error: No space left on device\n");
     let left: usize = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
@@ -530,7 +579,7 @@ fn terminal_input_is_shown_line_by_line() {
                 // Every line shows at once, but the second empty one under -s (squeezed).
                 if tool == "cat" && !(args.contains(&"-s") && i == 2) {
                     // The line must come out now, not when more input arrives.
-                    match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+                    match rx.recv_timeout(WATCHDOG) {
                         Ok(got) => transcript.push(got),
                         Err(_) => {
                             let _ = child.kill();
@@ -576,7 +625,7 @@ fn socket_input_is_passed_on_as_it_comes() {
         for i in 1..=3 {
             ours_end.write_all(format!("line {i}\n").as_bytes()).unwrap();
             let want = if args.is_empty() { format!("line {i}\n") } else { format!("{i:>6}\tline {i}\n") };
-            match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+            match rx.recv_timeout(WATCHDOG) {
                 Ok(got) => assert_eq!(String::from_utf8_lossy(&got), want, "{args:?}"),
                 Err(_) => {
                     let _ = child.kill();
@@ -616,7 +665,8 @@ fn peak_rss_kib(cmd: &str, dir: &std::path::Path, locale: &str) -> (u64, String)
         .current_dir(dir)
         .env("LC_ALL", locale)
         .env("CAT", ours("cat"))
-        .env("WC", ours("wc"));
+        .env("WC", ours("wc"))
+        .env("PATH", SYSTEM_PATH);
     let out = run_with_stdout(sh, Stdio::piped());
     assert!(out.stderr.is_empty(), "{cmd}: {}", out.stderr_text());
     let rss = std::fs::read_to_string(dir.join("rss")).unwrap().trim().parse().unwrap();

@@ -5,7 +5,7 @@
 //! the directories that were there before, while those `make install` created go. bash's
 //! completions for `cat` and `wc` load in an interactive bash with bash-completion.
 
-use crate::generated::{bash_complete, fish_complete, zsh_lists};
+use crate::generated::{ZPTY_AWAIT, bash_complete, fish_complete, zsh_lists};
 use crate::util::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -168,53 +168,104 @@ fn replace_layout_links() {
         }
         // fish with XDG_DATA_DIRS unset (a login shell on Debian 12) searches only its own
         // vendor_completions.d; the file in its conf.d adds ours, before fish's own completions
-        // (its path made the staged one here).
+        // (its path made the staged one here). A fish of its own, whose conf.d is private: the
+        // system's /etc/fish/conf.d (where a system-wide `make install` puts this very file) is
+        // never read.
         let conf = std::fs::read_to_string(dest.join("etc/fish/conf.d/rapidutils.fish")).unwrap();
-        let staged = dest.join("staged-conf.fish");
-        std::fs::write(&staged, conf.replace("/usr/local/share", &share.display().to_string())).unwrap();
         let path = std::env::join_paths([bin.clone(), "/usr/bin".into(), "/bin".into()]).unwrap();
-        // (fish writes its variables and history into HOME: one of its own.)
-        let home = TempDir::new("fish-home");
-        let completed = |source: bool| -> Vec<String> {
-            let script = format!("{}complete -C 'wc --total='", if source { "source $argv[1]; " } else { "" });
-            let mut fish = Command::new(require_program("fish"));
-            fish.env_remove("XDG_DATA_DIRS").env_remove("XDG_CONFIG_HOME").env("HOME", &home.0).env("PATH", &path);
-            fish.args(["-c", &script]).arg(&staged);
-            let out = fish.output().unwrap();
-            String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split('\t').next().unwrap().to_owned()).collect()
-        };
+        let fish = PrivateFish::new(&path);
         let ours = ["--total=always", "--total=auto", "--total=never", "--total=only"];
-        assert_ne!(completed(false), ours, "fish found our completions without the conf.d file");
-        assert_eq!(completed(true), ours);
-        std::fs::remove_file(&staged).unwrap();
+        assert_ne!(fish.complete("wc --total="), ours, "fish found our completions without the conf.d file");
+        std::fs::write(
+            fish.conf_d().join("rapidutils.fish"),
+            conf.replace("/usr/local/share", &share.display().to_string()),
+        )
+        .unwrap();
+        assert_eq!(fish.complete("wc --total="), ours);
     });
+}
+
+/// A fish that reads none of this system's configuration: a copy of the system's fish at
+/// `ROOT/bin/fish`, which fish takes for a relocated installation, so its configuration
+/// directory (`__fish_sysconf_dir`: `config.fish`, `conf.d`, `completions`) is `ROOT/etc/fish`,
+/// empty until a test puts a file there, and its data `ROOT/share/fish`, a link to the system
+/// fish's own (fish takes the directory tree for an installation only where both exist). HOME is `ROOT/home`, XDG_DATA_DIRS and the user's XDG directories are unset.
+struct PrivateFish {
+    root: TempDir,
+    path: std::ffi::OsString,
+}
+
+impl PrivateFish {
+    fn new(path: &std::ffi::OsStr) -> PrivateFish {
+        let system = require_program("fish");
+        let out = Command::new(&system).args(["--no-config", "-c", "echo $__fish_data_dir"]).output().unwrap();
+        assert!(out.status.success(), "fish: {}", String::from_utf8_lossy(&out.stderr));
+        // (Empty where fish's data is built into it, as fish 4 may be.)
+        let data = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        let root = TempDir::new("fish-root");
+        for dir in ["bin", "share", "etc/fish/conf.d", "home"] {
+            std::fs::create_dir_all(root.0.join(dir)).unwrap();
+        }
+        copy_executable(&system, &root.0.join("bin/fish"));
+        if !data.is_empty() {
+            std::os::unix::fs::symlink(&data, root.0.join("share/fish")).unwrap();
+        }
+        let fish = PrivateFish { root, path: path.to_owned() };
+        // It must really be private: a fish that ignored the relocation would read /etc/fish.
+        let sysconf = fish.run("echo $__fish_sysconf_dir");
+        assert_eq!(
+            sysconf.trim(),
+            fish.root.0.join("etc/fish").display().to_string(),
+            "fish's configuration directory"
+        );
+        fish
+    }
+
+    fn conf_d(&self) -> PathBuf {
+        self.root.0.join("etc/fish/conf.d")
+    }
+
+    /// What `fish -c SCRIPT` printed; it must succeed.
+    fn run(&self, script: &str) -> String {
+        let mut fish = Command::new(self.root.0.join("bin/fish"));
+        for var in ["XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS"] {
+            fish.env_remove(var);
+        }
+        fish.env("HOME", self.root.0.join("home")).env("PATH", &self.path).args(["-c", script]);
+        let out = fish.output().unwrap();
+        assert!(out.status.success(), "fish -c {script:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The completions fish offers for `line` (`complete -C`), without their descriptions.
+    fn complete(&self, line: &str) -> Vec<String> {
+        let script = format!("complete -C '{line}'");
+        self.run(&script).lines().map(|l| l.split('\t').next().unwrap().to_owned()).collect()
+    }
 }
 
 /// Whether an interactive bash (in a pseudo-terminal driven by zsh's zpty) with Debian's
 /// bash-completion, reading its compatibility directory and completion files from the install
-/// in `dest` under `prefix`, shows `want` when TAB is pressed twice after `line`.
+/// in `dest` under `prefix`, shows `want` when TAB is pressed twice after `line` (waited for with
+/// [`ZPTY_AWAIT`]).
 fn bash_lists(dest: &Path, prefix: &str, line: &str, want: &str) -> bool {
     let loader = Path::new("/usr/share/bash-completion/bash_completion");
     assert!(loader.exists(), "bash-completion is not installed: run `make test-deps` (as .ci/run does)");
-    let script = r#"zmodload zsh/zpty
-zpty b env -i HOME=$1 HISTFILE=/dev/null TERM=dumb PATH=$2:/usr/bin:/bin BASH_COMPLETION_COMPAT_DIR=$3 XDG_DATA_DIRS=$4 \
+    // (The prompt is set in two quoted halves: the terminal's echo of the command does not
+    // read as the prompt.)
+    let script = format!(
+        "{ZPTY_AWAIT}{}",
+        r#"start b env -i HOME=$1 HISTFILE=/dev/null TERM=dumb PATH=$2:/usr/bin:/bin BASH_COMPLETION_COMPAT_DIR=$3 XDG_DATA_DIRS=$4 \
   bash --norc --noprofile -i
-zpty -w b "source /usr/share/bash-completion/bash_completion; PS1='ready> '"
-seen=
-for i in {1..200}; do
-  while zpty -r -t b chunk; do seen+=$chunk; done
-  [[ $seen == *"ready> "* ]] && break
-  sleep 0.1
-done
-zpty -wn b "$5"$'\t\t'
-for i in {1..200}; do
-  while zpty -r -t b chunk; do seen+=$chunk; done
-  [[ $seen == *"$6"* ]] && { zpty -d b; exit 0; }
-  sleep 0.1
-done
+zpty -w b "source /usr/share/bash-completion/bash_completion; PS1='re''ady> '"
+if await b "ready> "; then
+  zpty -wn b "$5"$'\t\t'
+  await b "$6" && { zpty -d b; exit 0; }
+fi
 zpty -d b
 print -r -- "$seen"
-exit 1"#;
+exit 1"#
+    );
     let root = dest.join(prefix);
     let out = Command::new(require_program("zsh"))
         .arg("-fc")
@@ -313,4 +364,32 @@ fn distro_layout() {
         let out = Command::new(dest.join("usr/bin/rapidutils")).args(["wc", "-c", "/dev/null"]).output().unwrap();
         assert_eq!(out.stdout, b"0 /dev/null\n");
     });
+}
+
+/// `make install` records the directories it creates; a package may come to own one of them
+/// before `make uninstall` (fish installed after rapidutils: fish-common owns /etc/fish/conf.d),
+/// and `make uninstall` must then leave it, as dpkg says (`dpkg -S`), here from a dpkg database
+/// in the DESTDIR (packaging/uninstall-test.sh does it with a real package in a chroot). The
+/// directories no package owns go, and without that database every one does.
+#[test]
+fn uninstall_leaves_directories_a_package_came_to_own() {
+    require_program("dpkg");
+    let dest = TempDir::new("destdir");
+    make("install", &dest.0, &[]);
+    let recorded = std::fs::read_to_string(dest.0.join("usr/local/share/rapidutils/installed-directories")).unwrap();
+    assert!(recorded.lines().any(|d| d == "/etc/fish/conf.d"), "{recorded}");
+    let admin = dest.0.join("var/lib/dpkg");
+    std::fs::create_dir_all(admin.join("info")).unwrap();
+    std::fs::create_dir_all(admin.join("updates")).unwrap();
+    std::fs::write(
+        admin.join("status"),
+        "Package: fish-common\nStatus: install ok installed\nVersion: 3.6.0-3.1\nArchitecture: all\n\
+         Maintainer: nobody <nobody@example.org>\nDescription: stands for fish's data\n\n",
+    )
+    .unwrap();
+    std::fs::write(admin.join("info/fish-common.list"), "/.\n/etc\n/etc/fish\n/etc/fish/conf.d\n").unwrap();
+    make("uninstall", &dest.0, &[]);
+    let left: Vec<String> = directories(&dest.0).into_iter().filter(|d| !d.starts_with("var")).collect();
+    assert_eq!(left, ["etc", "etc/fish", "etc/fish/conf.d"], "directories after make uninstall");
+    assert_eq!(tree(&dest.0).iter().filter(|f| !f.starts_with("var/")).count(), 0, "{:?}", tree(&dest.0));
 }

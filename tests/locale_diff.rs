@@ -56,10 +56,7 @@ fn our_wrappers(dir: &Path) -> PathBuf {
             loader[3],
             ours(tool).display()
         );
-        let path = bin.join(tool);
-        std::fs::write(&path, script).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&bin.join(tool), script.as_bytes());
     }
     bin
 }

@@ -81,6 +81,35 @@ fn list_help_version() {
         .stdout(predicate::str::ends_with(format!("\nSIMD kernels in this build: {kernels}.\n")));
 }
 
+/// Scripts probe `cat --version 2>/dev/null | grep -qi coreutils` (or `grep -q GNU`) before
+/// relying on GNU behaviour: both must find the line naming the GNU release matched, for each
+/// tool and the multi-call binary, also in a translated locale (the line is ours, untranslated),
+/// and the first line must stay `NAME (rapidutils) VERSION`.
+#[test]
+fn version_passes_scripts_gnu_probes() {
+    let version = env!("CARGO_PKG_VERSION");
+    for tool in ["yes", "cat", "wc", "rapidutils"] {
+        for locale in ["C", "fr_FR.UTF-8"] {
+            for probe in ["grep -qi coreutils", "grep -q GNU"] {
+                let status = Command::new("sh")
+                    .arg("-c")
+                    .arg(format!("\"$0\" --version 2>/dev/null | {probe}"))
+                    .arg(ours(tool))
+                    .env("LC_ALL", locale)
+                    .status()
+                    .expect("sh runs");
+                assert!(status.success(), "`{tool} --version | {probe}` failed in {locale}: {status}");
+            }
+            let out = Command::new(ours(tool)).arg("--version").env("LC_ALL", locale).output().unwrap();
+            assert!(out.status.success(), "{tool} --version in {locale}: {:?}", out.status);
+            let text = String::from_utf8(out.stdout).unwrap();
+            let mut lines = text.lines();
+            assert_eq!(lines.next(), Some(format!("{tool} (rapidutils) {version}").as_str()), "{tool} in {locale}");
+            assert_eq!(lines.next(), Some("Compatible with GNU coreutils 9.12."), "{tool} in {locale}");
+        }
+    }
+}
+
 #[test]
 fn unknown_tool_and_no_tool_are_errors() {
     AssertCommand::new(ours("rapidutils"))

@@ -16,6 +16,11 @@ use std::process::{Command, Stdio};
 /// not the `portable` build.
 pub const ZERO_COPY: bool = cfg!(all(target_os = "linux", not(feature = "portable")));
 
+/// The PATH of the shells the tests start: the system's own directories, never /usr/local/bin,
+/// where a system-wide `make install` puts rapidutils' `cat`, `wc` and `yes`: a helper such as
+/// `| wc -c` or `yes |` in a test's script must be the system's, whatever is installed.
+pub const SYSTEM_PATH: &str = "/usr/bin:/bin";
+
 /// Where `ci/gnu-oracle.sh` puts the wrappers of GNU coreutils 9.12: /opt/gnu-oracle/bin, or
 /// GNU_ORACLE_BIN (the arm64 build's, /opt/gnu-oracle-arm64/bin, when the suite runs for aarch64).
 pub fn oracle_bin() -> PathBuf {
@@ -62,7 +67,7 @@ pub fn both(tool: &str, argv0: &str) -> [Command; 2] {
     let mut mine = Command::new(ours(tool));
     let mut gnu = Command::new(oracle(tool));
     for cmd in [&mut mine, &mut gnu] {
-        cmd.env_clear().env("PATH", "/usr/bin:/bin").env("TERM", "dumb").env("LC_ALL", "C");
+        cmd.env_clear().env("PATH", SYSTEM_PATH).env("TERM", "dumb").env("LC_ALL", "C");
     }
     mine.arg0(argv0);
     gnu.env("GNU_ORACLE_ARGV0", argv0);
@@ -286,7 +291,7 @@ pub fn script_pair(tool: &str, script: &str, dir: &Path) -> (Outcome, Outcome) {
             .arg(format!("exec 2>&1; {script}"))
             .current_dir(dir)
             .env_clear()
-            .env("PATH", "/usr/bin:/bin")
+            .env("PATH", SYSTEM_PATH)
             .env("LC_ALL", "C")
             .env("TERM", "dumb")
             .env("T", &program);
@@ -511,4 +516,98 @@ impl Drop for PipeMaxSizeRaised {
     fn drop(&mut self) {
         std::fs::write(Self::PATH, self.old.trim()).expect("pipe-max-size is set back");
     }
+}
+
+/// How long a test waits for an event it has made happen before it fails: a watchdog against a
+/// hang, not a measure of speed (the event is what the test waits for, however long it takes
+/// short of this).
+pub const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Looks at `probe` until it gives something, and returns that; fails the test, naming `what`
+/// was awaited, when [`WATCHDOG`] passes first. Between looks it backs off from 50 µs to 5 ms:
+/// the looks watch for the event, no pause is counted on to bring it.
+pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(50);
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(start.elapsed() < WATCHDOG, "waited {WATCHDOG:?} for {what}: it never happened");
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The state letter of process (or thread) `pid` in /proc (`R`, `S`, `D`, `T`, `Z`, ...).
+pub fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// The system call process `pid` sleeps in, as /proc/PID/syscall shows it (its number, then its
+/// arguments), if it is asleep inside one (not running, not in user space).
+pub fn sleeping_in_call(pid: u32) -> Option<(i64, Vec<u64>)> {
+    let parse = || -> Option<(i64, Vec<u64>)> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+        let mut fields = text.split_whitespace();
+        let number: i64 = fields.next()?.parse().ok()?;
+        let args = fields.take(6).map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap_or(u64::MAX));
+        (number >= 0).then(|| (number, args.collect()))
+    };
+    let before = parse()?;
+    // Asleep, and still in the same call after that was seen.
+    (matches!(process_state(pid), Some('S' | 'D')) && parse().as_ref() == Some(&before)).then_some(before)
+}
+
+/// Whether `call` (from [`sleeping_in_call`]) writes to descriptor 1: `write`, `writev`,
+/// `pwrite64`, `vmsplice`, `sendfile` name their output first, `splice`, `tee` and
+/// `copy_file_range` third.
+pub fn writes_stdout(call: &(i64, Vec<u64>)) -> bool {
+    let (number, args) = call;
+    let out = match *number {
+        libc::SYS_write | libc::SYS_writev | libc::SYS_pwrite64 | libc::SYS_vmsplice | libc::SYS_sendfile => {
+            args.first()
+        }
+        libc::SYS_splice => args.get(2),
+        libc::SYS_tee => args.get(1),
+        libc::SYS_copy_file_range => args.get(2),
+        _ => None,
+    };
+    out == Some(&1)
+}
+
+/// Waits until process `pid` is held back by its standard output: asleep in a call that writes
+/// to it (a pipe that is full), or gone (a zombie: it wrote its last byte). Returns whether it
+/// was held back (false: it had ended).
+pub fn wait_held_back_by_stdout(pid: u32) -> bool {
+    wait_for(&format!("process {pid} to sleep writing its full stdout, or to end"), || {
+        if matches!(process_state(pid), Some('Z') | None) {
+            return Some(false);
+        }
+        sleeping_in_call(pid).filter(writes_stdout).map(|_| true)
+    })
+}
+
+/// Writes `content` to `path` as an executable (mode 755), through a child process: a file this
+/// multi-threaded test program held open for writing could be inherited, still open, by a child
+/// another test thread forks at that moment, and executing it would then fail with ETXTBSY
+/// ("Text file busy") until that child execs.
+pub fn write_executable(path: &Path, content: &[u8]) {
+    use std::io::Write;
+    let mut sh = Command::new("/bin/sh")
+        .args(["-c", "cat > \"$0\" && chmod 755 \"$0\""])
+        .arg(path)
+        .env("PATH", SYSTEM_PATH)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    sh.stdin.take().unwrap().write_all(content).unwrap();
+    assert!(sh.wait().unwrap().success(), "writing {} failed", path.display());
+}
+
+/// Copies the executable `from` to `to` through a child process (see [`write_executable`]).
+pub fn copy_executable(from: &Path, to: &Path) {
+    let status = Command::new("/bin/cp").arg(from).arg(to).status().expect("cp runs");
+    assert!(status.success(), "copying {} to {} failed", from.display(), to.display());
 }

@@ -269,6 +269,7 @@ fn write_errors_end_promptly() {
             "yes /dev/null | tr '\\n' '\\0' | timeout 10 '{}' --files0-from=- > {target}; echo rc=$?",
             ours("wc").display()
         ));
+        sh.env("PATH", SYSTEM_PATH);
         let out = run_with_stdout(sh, Stdio::piped());
         assert_eq!(String::from_utf8_lossy(&out.stdout), "rc=1\n");
         assert_eq!(out.stderr_text(), "wc: write error: No space left on device\n");

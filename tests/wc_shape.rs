@@ -8,6 +8,7 @@ fn trace(cmd_line: &str, dir: &TempDir) -> (String, String) {
     let log = dir.0.join("trace");
     let mut sh = Command::new("bash");
     sh.arg("-c").arg(cmd_line).env("WC", ours("wc")).env("LOG", &log).env("LC_ALL", "C").current_dir(&dir.0);
+    sh.env("PATH", SYSTEM_PATH);
     let out = run_with_stdout(sh, Stdio::piped());
     assert!(out.stderr.is_empty(), "{}", out.stderr_text());
     (String::from_utf8(out.stdout).unwrap(), std::fs::read_to_string(&log).unwrap())
@@ -128,6 +129,7 @@ fn large_files_are_counted_from_mappings() {
             .arg(script)
             .env("WC", ours("wc"))
             .env("GNU", oracle("wc"))
+            .env("PATH", SYSTEM_PATH)
             .env("LC_ALL", "C.UTF-8")
             .current_dir(&dir.0);
         let out = run_with_stdout(sh, Stdio::piped());
@@ -334,14 +336,8 @@ fn counted_while_cut(
         let line = trace.lines().find(|l| l.ends_with("--- stopped by SIGSTOP ---"))?;
         line.split_whitespace().next().map(str::to_owned)
     };
-    let started = std::time::Instant::now();
-    let pid = loop {
-        if let Some(pid) = stopped(&std::fs::read_to_string(&log).unwrap_or_default()) {
-            break pid;
-        }
-        assert!(started.elapsed().as_secs() < 60, "wc never stopped at its second stretch");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+    let pid =
+        wait_for("wc to stop at its second stretch", || stopped(&std::fs::read_to_string(&log).unwrap_or_default()));
     std::fs::OpenOptions::new().write(true).open(path).unwrap().set_len(new_len).unwrap();
     // (The shell's own kill: a chroot may have no kill program.)
     assert!(Command::new("sh").args(["-c", "kill -CONT \"$0\"", &pid]).status().unwrap().success());

@@ -210,12 +210,25 @@ fn output_into_regular_file_matches_gnu() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `yes > /dev/null` writes on until killed: it is still running once it has written 1 GiB
+/// (the kernel's count of the bytes it wrote, /proc/PID/io), far past any buffer of its own,
+/// and it dies of the signal that kills it, having said nothing.
 #[test]
 fn output_into_dev_null_runs_until_killed() {
+    use std::os::unix::process::ExitStatusExt;
     let mut child = Command::new(ours("yes")).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(child.try_wait().unwrap().is_none(), "yes > /dev/null stopped by itself");
+    let io = format!("/proc/{}/io", child.id());
+    let written = wait_for("yes to write 1 GiB into /dev/null", || {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("yes > /dev/null stopped by itself: {status}");
+        }
+        let text = std::fs::read_to_string(&io).ok()?;
+        let wchar: u64 = text.lines().find_map(|l| l.strip_prefix("wchar: "))?.parse().ok()?;
+        (wchar >= 1 << 30).then_some(wchar)
+    });
+    assert!(child.try_wait().unwrap().is_none(), "yes > /dev/null stopped by itself after {written} bytes");
     child.kill().unwrap();
     let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGKILL), "{:?}", out.status);
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -185,10 +185,18 @@ fn oputs(out: &mut Vec<u8>, program: &str, option: &[u8]) {
     out.extend_from_slice(&option[desc..]);
 }
 
-/// The `--version` text: the GNU layout, naming rapidutils.
+/// The GNU coreutils release whose behaviour the tools reproduce (the tests' oracle).
+pub const GNU_COREUTILS_VERSION: &str = "9.12";
+
+/// The `--version` text: the GNU layout, naming rapidutils. Its second line, where GNU's names
+/// a distribution's packaging, says which GNU coreutils the tools match: scripts that probe
+/// `cat --version | grep -qi coreutils` (or `grep -q GNU`) before relying on GNU behaviour then
+/// find it. The line is rapidutils' own, no GNU msgid, and stays untranslated, as the rest of
+/// this text does.
 pub fn version_text(name: &str) -> Vec<u8> {
     format!(
         "{name} (rapidutils) {}\n\
+         Compatible with GNU coreutils {GNU_COREUTILS_VERSION}.\n\
          Copyright (C) 2026 the rapidutils developers.\n\
          License MIT OR Apache-2.0: <https://opensource.org/licenses/MIT>,\n\
          <https://www.apache.org/licenses/LICENSE-2.0>.\n\

@@ -60,7 +60,7 @@ ORACLE_SH   := ci/gnu-oracle.sh
 APT_INSTALL := bash ci/apt-install.sh
 
 .PHONY: all help build test test-deps stress test-gnu test-cpu-models mca test-aarch64 aarch64-deps test-aarch64-suite test-s390x s390x-deps test-musl \
-	cross-deps check-cross install uninstall bench bench-peers clean man completions generate \
+	cross-deps check-cross install uninstall bench bench-peers speed-table clean man completions generate \
 	packaging-deps dist package-deb package-rpm package-arch check-freebsd-port check-homebrew check-packaging \
 	check-reproducible check-system-package check-distro-build check-uninstall
 
@@ -89,6 +89,7 @@ man                    regenerate man/*.1 (= generate)
 completions            regenerate completions/ (= generate)
 generate               regenerate the man pages and completions from the tools' definitions
 bench                  compare with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (benches/bench.py)
+speed-table            run the yes, cat and wc suites and rewrite README's speed table (CPU, date, commit)
 bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils)
 mca                    cycles per 64 bytes of the hot loops on llvm-mca's AVX2 models (znver1-3, skylake, alderlake); mispredicts
 clean                  cargo clean
@@ -496,6 +497,11 @@ bench-peers:
 # from bench-peers; busybox when it is on PATH).
 bench: test-deps bench-peers
 	python3 benches/bench.py
+
+# README's speed table, rewritten from a run of the yes, cat and wc suites at the current head.
+SPEED_ROUNDS ?= 5
+speed-table: test-deps bench-peers
+	python3 benches/bench.py --suite yes --suite cat --suite wc --rounds $(SPEED_ROUNDS) --update-readme
 
 # Cycles per 64 bytes of the hot loops (cat -A/-v, wc -m's UTF-8 check, wc -l, wc -L) on CPU
 # models this machine is not: the release build's own loops, found by callgrind's counts and

@@ -3,7 +3,7 @@
 uutils, fcoreutils and busybox where installed, measured in the same run, in interleaved rounds.
 
     python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
-                             [--kernel avx2|sse2|portable]... [--baseline DIR]
+                             [--kernel avx2|sse2|portable]... [--baseline DIR] [--update-readme]
 
 Every implementation's output is checked against the expected bytes (GNU 9.12's) before it is
 timed, row by row. rapidutils must print them; a peer that prints other bytes (or fails) is marked
@@ -307,6 +307,10 @@ def machine():
 # A row whose slowest round of some implementation took this many times its fastest is marked.
 SPREAD_MARK = 2.0
 
+# Every row reported, for README's speed table (--update-readme): (case, unit, rapidutils,
+# GNU 9.12, ratio against the best peer).
+SUMMARY = []
+
 
 def report(title, unit, results, higher_is_better=True, wrong=None):
     """results: case -> impl -> list of per-round values (same length for every impl). Each cell
@@ -348,6 +352,9 @@ def report(title, unit, results, higher_is_better=True, wrong=None):
             ratios.append(mine[r] / best if higher_is_better else best / mine[r])
         ratio = f"{statistics.median(ratios):.2f}x" if ratios else "n/a"
         print(f"| {case} | {cells} | {spread_cell} | {ratio} |")
+        gnu = per_impl.get("gnu-9.12")
+        SUMMARY.append((case, unit.split(",")[0], f"{statistics.median(mine):.2f}",
+                        f"{statistics.median(gnu):.2f}" if gnu and "gnu-9.12" not in bad else "-", ratio))
         for i in impls:
             if i in bad:
                 differs.append(f"- {case}: {i}'s output differs" + ("" if i in per_impl else " and its runs failed")
@@ -1006,6 +1013,36 @@ def suite_startup(args):
            higher_is_better=False)
 
 
+# README.md's speed table lies between these lines (`make speed-table` rewrites it).
+README_BEGIN = "<!-- speed table: written by `make speed-table` (benches/bench.py --update-readme) -->"
+README_END = "<!-- end of the speed table -->"
+
+
+def update_readme(command):
+    """Replaces README.md's speed table with this run's rows, naming the CPU, date and commit."""
+    commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    lines = [README_BEGIN,
+             f"Measured {time.strftime('%Y-%m-%d', time.gmtime())} at commit {commit} on {machine()}: "
+             f"`{command}`, inputs in the page cache, pinned to CPU 0 unless a row says otherwise, "
+             "medians of interleaved rounds. The last column is the median of per-round ratios against "
+             "the fastest of GNU 9.1, GNU 9.12, uutils and fcoreutils that printed GNU 9.12's output "
+             "(above 1: rapidutils is faster).",
+             "",
+             "| case | unit | rapidutils | GNU 9.12 | rapidutils / best peer |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {case} | {unit} | {mine} | {gnu} | {ratio} |" for case, unit, mine, gnu, ratio in SUMMARY]
+    lines.append(README_END)
+    path = os.path.join(ROOT, "README.md")
+    text = open(path).read()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        sys.exit(f"README.md has no speed table between {README_BEGIN!r} and {README_END!r}")
+    with open(path, "w") as f:
+        f.write(text[:begin] + "\n".join(lines) + text[end + len(README_END):])
+    print(f"\nREADME.md: speed table of {len(SUMMARY)} rows written")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
@@ -1017,6 +1054,8 @@ def main():
                         help="scripts and cat suites: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also time the yes, cat, wc of another rapidutils build in DIR (before/after)")
+    parser.add_argument("--update-readme", action="store_true",
+                        help="write this run's rows into README.md's speed table")
     args = parser.parse_args()
     global BASELINE
     BASELINE = args.baseline and os.path.abspath(args.baseline)
@@ -1030,6 +1069,8 @@ def main():
     for suite in args.suite or ["yes", "cat", "wc", "scripts", "startup"]:
         {"yes": suite_yes, "cat": suite_cat, "wc": suite_wc, "scripts": suite_scripts,
          "startup": suite_startup}[suite](args)
+    if args.update_readme:
+        update_readme("python3 benches/bench.py " + " ".join(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -291,18 +291,17 @@ struct RelayPipe {
 }
 
 impl RelayPipe {
-    /// The (write end, read end) of the relay pipe kept in `kept`, made on first use: as large
-    /// as standard output's pipe (`stdout_pipe`) where that is the output (a larger relay halved
-    /// the speed of a reader on another CPU), else `pipe-max-size`, the most an unprivileged
-    /// process may ask.
-    fn get(kept: &mut Option<RelayPipe>, stdout_pipe: Option<usize>) -> Option<(Fd, Fd)> {
+    /// The relay pipe kept in `kept`, made on first use: as large as standard output's pipe
+    /// (`stdout_pipe`) where that is the output (a larger relay halved the speed of a reader on
+    /// another CPU), else `pipe-max-size`, the most an unprivileged process may ask.
+    fn get(kept: &mut Option<RelayPipe>, stdout_pipe: Option<usize>) -> Option<&RelayPipe> {
         if kept.is_none() {
             let (read_end, write_end) = platform::pipe().ok()?;
             let max = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
             let _ = platform::set_pipe_size(write_end.as_raw_fd(), stdout_pipe.unwrap_or(max).min(max));
             *kept = Some(RelayPipe { read_end, write_end });
         }
-        kept.as_ref().map(|pipe| (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd()))
+        kept.as_ref()
     }
 }
 
@@ -541,11 +540,11 @@ fn done_at(size: Option<u64>, total: u64) -> bool {
     size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
-/// Any input to an output through cat's own pipe (`pipe`: its write end, read end): splice in,
-/// splice out, until the input ends or `limit` bytes have moved. Where splicing out is not
-/// supported, what sits in the pipe is read back and written.
-fn relay(transfer: &mut Transfer, pipe: (Fd, Fd), buf: &mut Vec<u8>, errors: Errors, limit: u64) -> ZeroCopy {
-    let (write_end, read_end) = pipe;
+/// Any input to an output through cat's own `pipe`: splice in, splice out, until the input
+/// ends or `limit` bytes have moved. Where splicing out is not supported, what sits in the
+/// pipe is read back and written.
+fn relay(transfer: &mut Transfer, pipe: &RelayPipe, buf: &mut Vec<u8>, errors: Errors, limit: u64) -> ZeroCopy {
+    let (write_end, read_end) = (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd());
     let mut to_go = limit;
     loop {
         if to_go == 0 {

@@ -132,7 +132,7 @@ pub fn stdout_pipe_target() -> usize {
     pipe_max_size().unwrap_or(PIPE_MAX_SIZE_DEFAULT).min(STDOUT_PIPE_MAX)
 }
 
-/// Grows the caller's pipe `fd` (standard output) to [`stdout_pipe_target`] where it is
+/// Grows the caller's pipe `fd` (standard output) to `stdout_pipe_target()` where it is
 /// smaller, and never shrinks it; returns its capacity. Not past 1 MiB where an administrator
 /// raised `pipe-max-size` (to 16 MiB, say): a pipe that swallows a whole file lets
 /// `cat FILE | head -c1` end without SIGPIPE, where GNU's dies of it. And a pipe's pages count

@@ -147,8 +147,9 @@ test-deps:
 	@/opt/gnu-oracle/bin/yes --version | sed -n 1p
 
 # The whole test suite: unit, differential (against GNU 9.12), shape and fault-injection tests,
-# once with the zero-copy paths and once with the portable fallbacks only; then the unit tests
-# (every kernel against its reference, NEON among them) built for aarch64 and run under qemu.
+# once with the zero-copy paths (then, alone, ci/pipe-max-size.sh: that system-wide limit raised
+# for a moment) and once with the portable fallbacks only; then the unit tests (every kernel
+# against its reference, NEON among them) built for aarch64 and run under qemu.
 # ci/test-all.sh runs them in turn (each whatever the others gave; logs in target/test-logs), then
 # lists what could not run here, each with its reason (a kernel this CPU lacks, ...: tests write
 # them to $(SKIPS)), and ends with one line: N passed, N failed, N skipped (by design or not

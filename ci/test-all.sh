@@ -2,10 +2,12 @@
 # `make test` after its prerequisites: every suite in turn, whatever the ones before gave, each
 # with its output on the terminal and in target/test-logs/STEP.log; then what did not run here,
 # each with its reason, and one count line over them all:
-#   passed   tests that passed (cargo's test results, GNU's own tests, CPU models under qemu)
+#   passed   tests that passed (cargo's test results, ci/pipe-max-size.sh's checks, GNU's own
+#            tests, CPU models under qemu)
 #   failed   tests that failed, and suites that failed without a test result (a build error)
 #   skipped  tests cargo ignored, GNU's tests that skipped, and the parts of passing tests that
-#            could not run here (RAPIDUTILS_TEST_SKIPS: a kernel this CPU lacks, ...), of which
+#            could not run here (RAPIDUTILS_TEST_SKIPS: a kernel this CPU lacks, no root for
+#            ci/pipe-max-size.sh, ...), of which
 #            those "not part of this build" (the portable build's kernels) are counted apart
 # CARGO and MAKE name the programs (the Makefile passes its own).
 set -uo pipefail
@@ -26,13 +28,16 @@ step() {
   [ "${PIPESTATUS[0]}" = 0 ] || broken+=("$name")
 }
 step cargo-test "$cargo" test --release
+# The release binaries cargo just built, with pipe-max-size raised: a system-wide value, so it
+# runs here, alone, before the portable build replaces those binaries.
+step pipe-max-size bash ci/pipe-max-size.sh target/release
 step gnu-tests "$make" --no-print-directory test-gnu
 step cargo-test-portable "$cargo" test --release --features portable
 step cpu-models "$make" --no-print-directory test-cpu-models
 step aarch64-unit "$make" --no-print-directory test-aarch64
 
 passed=0 failed=0 skipped=0
-for name in cargo-test gnu-tests cargo-test-portable cpu-models aarch64-unit; do
+for name in cargo-test pipe-max-size gnu-tests cargo-test-portable cpu-models aarch64-unit; do
   log=$logs/$name.log
   # cargo: "test result: ok. 12 passed; 0 failed; 3 ignored; ..."
   read -r p f i < <(sed -n 's/^test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored;.*/\1 \2 \3/p' "$log" |
@@ -40,8 +45,9 @@ for name in cargo-test gnu-tests cargo-test-portable cpu-models aarch64-unit; do
   # ci/gnu-tests.sh: "  PASS: 25   SKIP: 1   FAIL: 0 (incl. ERROR, TIMEOUT)   of 26 tests"
   read -r gp gs gf < <(sed -n 's/^  PASS: \([0-9]*\)   SKIP: \([0-9]*\)   FAIL: \([0-9]*\) .*/\1 \2 \3/p' "$log" |
     awk '{ p += $1; s += $2; f += $3 } END { print p + 0, s + 0, f + 0 }')
-  # ci/cpu-models.sh: one "ok: qemu -cpu ..." line a CPU model, "FAILED: ..." for one that failed
-  cp=$(grep -c '^ok: qemu -cpu ' "$log")
+  # ci/cpu-models.sh: one "ok: qemu -cpu ..." line a CPU model, "FAILED: ..." for one that failed;
+  # ci/pipe-max-size.sh: one "ok: pipe-max-size: ..." or "FAILED: ..." line a check
+  cp=$(grep -c -e '^ok: qemu -cpu ' -e '^ok: pipe-max-size: ' "$log")
   cf=$(grep -c '^FAILED: ' "$log")
   passed=$((passed + p + gp + cp))
   failed=$((failed + f + gf + cf))

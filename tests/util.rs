@@ -484,38 +484,42 @@ pub fn temp_dir_copies_in_kernel() -> bool {
     matches!(String::from_utf8_lossy(&out.stdout).trim(), "ext2/ext3" | "tmpfs" | "f2fs")
 }
 
-/// Tests whose expectations follow `/proc/sys/fs/pipe-max-size` (cat's relay pipe is that
-/// large) hold this lock shared; the test that raises it for a moment holds it alone.
-static PIPE_MAX_SIZE: std::sync::RwLock<()> = std::sync::RwLock::new(());
-
-/// Holds `pipe-max-size` as it is for as long as the guard lives.
-pub fn pipe_max_size_as_is() -> std::sync::RwLockReadGuard<'static, ()> {
-    PIPE_MAX_SIZE.read().unwrap_or_else(|e| e.into_inner())
+/// What `yes` and `cat` grow standard output's pipe to: `min(pipe-max-size, 1 MiB)`, so 1 MiB
+/// at the kernel's default `pipe-max-size`. (ci/pipe-max-size.sh checks it with the limit
+/// raised: that file is system-wide, so no test here changes it.)
+pub fn stdout_pipe_target() -> usize {
+    let max = std::fs::read_to_string("/proc/sys/fs/pipe-max-size").expect("/proc/sys/fs/pipe-max-size");
+    max.trim().parse::<usize>().expect("pipe-max-size is a number").min(1 << 20)
 }
 
-/// `pipe-max-size` raised to `size` while it lives (no other test then runs one that
-/// depends on it), set back on drop.
-pub struct PipeMaxSizeRaised {
-    old: String,
-    _alone: std::sync::RwLockWriteGuard<'static, ()>,
+/// Whether this process may give a pipe `size` bytes (past `pipe-max-size`: as root).
+pub fn pipe_can_be(size: usize) -> bool {
+    use std::os::fd::AsRawFd;
+    let (_read_end, write_end) = rapidutils::platform::pipe().unwrap();
+    rapidutils::platform::set_pipe_size(write_end.as_raw_fd(), size).is_ok_and(|got| got == size)
 }
 
-impl PipeMaxSizeRaised {
-    const PATH: &'static str = "/proc/sys/fs/pipe-max-size";
-
-    /// None where it cannot be written (not root, or /proc/sys read-only).
-    pub fn to(size: usize) -> Option<PipeMaxSizeRaised> {
-        let alone = PIPE_MAX_SIZE.write().unwrap_or_else(|e| e.into_inner());
-        let old = std::fs::read_to_string(Self::PATH).ok()?;
-        std::fs::write(Self::PATH, size.to_string()).ok()?;
-        Some(PipeMaxSizeRaised { old, _alone: alone })
+/// Runs `cmd` with its standard output into a new pipe, first grown to `size` bytes where
+/// given, and reads `len` bytes of it (all, if it ends before). Returns those bytes, the pipe's
+/// size as its reader sees it then (None in a build without the pipe calls) and the command's
+/// status (killed once `len` bytes came).
+pub fn read_through_pipe(mut cmd: Command, size: Option<usize>, len: usize) -> (Vec<u8>, Option<usize>, String) {
+    use rapidutils::platform;
+    use std::os::fd::AsRawFd;
+    let (read_end, write_end) = platform::pipe().unwrap();
+    if let Some(size) = size {
+        assert_eq!(platform::set_pipe_size(write_end.as_raw_fd(), size).unwrap(), size);
     }
-}
-
-impl Drop for PipeMaxSizeRaised {
-    fn drop(&mut self) {
-        std::fs::write(Self::PATH, self.old.trim()).expect("pipe-max-size is set back");
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::from(write_end)).spawn().expect("spawn");
+    // The parent's copy of the write end goes with the Command, so the reader sees the end.
+    drop(cmd);
+    let mut bytes = Vec::new();
+    std::fs::File::from(read_end.try_clone().unwrap()).take(len as u64).read_to_end(&mut bytes).unwrap();
+    let seen = platform::pipe_size(read_end.as_raw_fd()).ok();
+    if bytes.len() == len {
+        let _ = child.kill();
     }
+    (bytes, seen, describe(child.wait().unwrap()))
 }
 
 /// How long a test waits for an event it has made happen before it fails: a watchdog against a

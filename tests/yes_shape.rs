@@ -42,8 +42,8 @@ fn line_of(len: usize) -> Vec<String> {
 #[test]
 fn pipe_output_moves_without_copying_after_the_first_line_and_one_buffer() {
     // A private pipe, filled by write (one unit of lines, then copies of its pages), is tee'd
-    // into a relay that is spliced into stdout; a line longer than the pipe (512 KiB, as GNU's
-    // yes grows stdout) goes by vmsplice.
+    // into a relay that is spliced into stdout; a line longer than the pipe (1 MiB at the
+    // default pipe-max-size) goes by vmsplice.
     for (len, fast_call) in
         [(2, "splice("), (85, "splice("), (4097, "splice("), (100_000, "splice("), (1_500_000, "vmsplice(1,")]
     {
@@ -62,12 +62,14 @@ fn pipe_output_moves_without_copying_after_the_first_line_and_one_buffer() {
             // The first line, then one buffer (128 KiB or a line) before the zero-copy set-up.
             assert_eq!(writes, 2, "line {len}: only the first line and one buffer are written, got:\n{excerpt}");
             assert!(fast >= 2, "line {len}: expected {fast_call} calls, got:\n{excerpt}");
-            // Standard output grown as GNU's yes grows it, to 512 KiB, and no further.
-            let grown: Vec<&str> = text.lines().filter(|l| l.starts_with("fcntl(1, F_SETPIPE_SZ, ")).collect();
-            assert!(
-                grown.len() == 1 && grown[0].starts_with("fcntl(1, F_SETPIPE_SZ, 524288)"),
-                "line {len}: {grown:?}"
-            );
+            // Standard output grown once, to min(pipe-max-size, 1 MiB).
+            let want = stdout_pipe_target();
+            let grown: Vec<String> = text
+                .lines()
+                .filter(|l| l.starts_with("fcntl(1, F_SETPIPE_SZ, "))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect();
+            assert_eq!(grown, [format!("fcntl(1, F_SETPIPE_SZ, {want}) = {want}")], "line {len}");
             if fast_call == "splice(" {
                 let filled: Vec<usize> = text
                     .lines()
@@ -93,6 +95,28 @@ fn pipe_output_moves_without_copying_after_the_first_line_and_one_buffer() {
             assert!(writes > 1, "portable build writes the data");
         }
     }
+}
+
+/// The pipe's reader sees it grown to min(pipe-max-size, 1 MiB) (1 MiB by default) once more
+/// than the first line and one buffer have come: every later byte is written after the growth.
+/// A larger pipe (as root) is left as large. The portable build leaves the pipe as it is.
+#[test]
+fn the_callers_pipe_is_grown_to_at_most_1_mib_and_never_shrunk() {
+    const TEST: &str = "yes_shape::the_callers_pipe_is_grown_to_at_most_1_mib_and_never_shrunk";
+    let (bytes, seen, _) = read_through_pipe(Command::new(ours("yes")), None, 4 << 20);
+    assert!(bytes == repeated(b"y\n", 4 << 20), "wrong bytes");
+    if !ZERO_COPY {
+        assert_eq!(seen, None);
+        return;
+    }
+    assert_eq!(seen, Some(stdout_pipe_target()));
+    if !pipe_can_be(2 << 20) {
+        skipped(TEST, "a pipe of 2 MiB", "a pipe larger than pipe-max-size needs root");
+        return;
+    }
+    let (bytes, seen, _) = read_through_pipe(Command::new(ours("yes")), Some(2 << 20), 8 << 20);
+    assert!(bytes == repeated(b"y\n", 8 << 20), "wrong bytes");
+    assert_eq!(seen, Some(2 << 20));
 }
 
 /// Every "not supported" failure of every zero-copy call, at the first call and later ones,

@@ -10,20 +10,20 @@ use crate::common::sink;
 use crate::input::choose::Chooser;
 use crate::platform::{self, Fd, FileInfo, FileKind};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// The read/write buffer: GNU's io_blksize minimum.
 pub const BUFFER_SIZE: usize = 128 * 1024;
 /// Regular files up to this size go into a pipe of the default size.
 const SMALL_FILE: u64 = 64 * 1024;
-/// How much one zero-copy call is asked to move.
-const CHUNK: usize = 1 << 30;
+/// The most one zero-copy call is asked to move.
+const CALL_MAX: usize = 1 << 30;
 /// A large regular file into a regular file: the timed rounds of the two [`FileWay`]s...
 const ROUND: u64 = 4 << 20;
 /// ...for inputs from this size on (smaller ones: copy_file_range, GNU's call, in one piece).
 const TIMED_FROM: u64 = 3 * ROUND;
-/// A round that measures a way, rather than works, moves at most this much: the relay may
-/// copy at a fifth of copy_file_range's speed.
+/// A round that measures a way, rather than works, moves at most this much: the relay may copy
+/// far slower than copy_file_range (benches/RESULTS.md, "cat: copy_file_range or the relay").
 const PROBE: u64 = 1 << 20;
 /// copy_file_range goes on alone where its first round cost less than this fraction of the
 /// relay's first a byte: a clone or an offload, not a copy.
@@ -38,16 +38,20 @@ pub enum CopyError {
     Write(io::Error),
 }
 
-/// A call that moves bytes from an input to an output without copying them through memory.
+/// A system call that moves bytes from an input straight to an output, in the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Call {
+pub enum Direct {
     Splice,
     CopyFileRange,
     Sendfile,
+}
+
+/// A call that moves bytes from an input to an output without copying them through memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    Direct(Direct),
     /// splice into cat's own pipe, then from it to the output.
     Relay,
-    /// copy_file_range and the relay in timed turns (see [`FileWay`]).
-    Timed,
 }
 
 /// The calls that move a large regular file into a regular file on the same file system: a
@@ -65,6 +69,18 @@ pub enum Call {
 pub enum FileWay {
     CopyFileRange,
     Relay,
+}
+
+impl FileWay {
+    const BOTH: [FileWay; 2] = [FileWay::CopyFileRange, FileWay::Relay];
+
+    /// The call that does this way's rounds.
+    fn call(self) -> Call {
+        match self {
+            FileWay::CopyFileRange => Call::Direct(Direct::CopyFileRange),
+            FileWay::Relay => Call::Relay,
+        }
+    }
 }
 
 /// The way `RAPIDUTILS_COPY` forces, if any.
@@ -90,10 +106,13 @@ struct FileCopies {
 }
 
 impl FileCopies {
+    /// What goes on where the rounds stop early (copy_file_range across file systems: `EXDEV`).
+    const THEN: Strategy = Strategy::Relay;
+
     /// The choice for copies into `output`.
     fn new(output: Fd) -> FileCopies {
         let forced = forced_file_way();
-        let mut chooser = Chooser::new([FileWay::CopyFileRange, FileWay::Relay], FileWay::CopyFileRange, forced);
+        let mut chooser = Chooser::new(FileWay::BOTH, FileWay::CopyFileRange, forced);
         if forced.is_none() && (!platform::copy_file_range_copies(output) || platform::thread_cpu_time().is_none()) {
             chooser.force(FileWay::CopyFileRange);
         }
@@ -132,24 +151,29 @@ pub enum Strategy {
     /// A large file into a character device (/dev/null): the relay, else sendfile.
     RelayOrSendfile,
     Sendfile,
-    /// A small file into a device or socket: whichever is cheaper here (see `SMALL_BATCH`).
+    /// A small file into a device or socket: one of `SmallFiles::WAYS`, the cheaper here.
     SendfileOrReadWrite,
     CopyFileRange,
-    /// A large file into a file: the two timed (see [`FileWay`]); the relay across file systems.
+    /// A large file into a file: the two [`FileWay`]s in timed rounds, then `FileCopies::THEN`.
     CopyFileRangeOrRelay,
     ReadWrite,
 }
 
 impl Strategy {
-    /// The zero-copy calls, in order (read/write follows them all).
+    /// The zero-copy calls, in order (read/write follows them all). A choice between two ways
+    /// has its own arm in [`Copier::copy`]: its list holds the calls of both ways and of what
+    /// follows them.
     fn calls(self) -> &'static [Call] {
+        const SPLICE: Call = Call::Direct(Direct::Splice);
+        const COPY_FILE_RANGE: Call = Call::Direct(Direct::CopyFileRange);
+        const SENDFILE: Call = Call::Direct(Direct::Sendfile);
         match self {
-            Strategy::Splice => &[Call::Splice],
+            Strategy::Splice => &[SPLICE],
             Strategy::Relay => &[Call::Relay],
-            Strategy::RelayOrSendfile => &[Call::Relay, Call::Sendfile],
-            Strategy::Sendfile | Strategy::SendfileOrReadWrite => &[Call::Sendfile],
-            Strategy::CopyFileRange => &[Call::CopyFileRange],
-            Strategy::CopyFileRangeOrRelay => &[Call::Timed, Call::Relay],
+            Strategy::RelayOrSendfile => &[Call::Relay, SENDFILE],
+            Strategy::Sendfile | Strategy::SendfileOrReadWrite => &[SENDFILE],
+            Strategy::CopyFileRange => &[COPY_FILE_RANGE],
+            Strategy::CopyFileRangeOrRelay => &[COPY_FILE_RANGE, Call::Relay],
             Strategy::ReadWrite => &[],
         }
     }
@@ -183,10 +207,10 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Str
 
 /// Small regular files into a device or socket (`cat` of many files `> /dev/null`) go by
 /// `sendfile` or by read/write, whichever is cheaper here (each wins on one machine measured):
-/// batches of this many files are the rounds of the choice (`input::choose`).
-const SMALL_BATCH: u32 = 16;
+/// rounds of this many files time the choice (`input::choose`).
+const SMALL_ROUND: u32 = 16;
 
-/// The choice for small files (see [`SMALL_BATCH`]) and the batch under way.
+/// The choice for small files (see [`SMALL_ROUND`]) and the round under way.
 struct SmallFiles {
     chooser: Chooser<Strategy>,
     way: Strategy,
@@ -196,8 +220,11 @@ struct SmallFiles {
 }
 
 impl SmallFiles {
+    /// The ways of `Strategy::SendfileOrReadWrite`.
+    const WAYS: [Strategy; 2] = [Strategy::ReadWrite, Strategy::Sendfile];
+
     fn new() -> SmallFiles {
-        let chooser = Chooser::new([Strategy::ReadWrite, Strategy::Sendfile], Strategy::Sendfile, None);
+        let chooser = Chooser::new(SmallFiles::WAYS, Strategy::Sendfile, None);
         SmallFiles { way: chooser.next(), chooser, files: 0, bytes: 0, start: None }
     }
 
@@ -214,13 +241,33 @@ impl SmallFiles {
     fn end(&mut self, bytes: u64) {
         self.files += 1;
         self.bytes += bytes;
-        if self.files == SMALL_BATCH {
+        if self.files == SMALL_ROUND {
             if let (Some(start), Some(end)) = (self.start, platform::thread_cpu_time()) {
                 self.chooser.record(self.way, self.bytes, end.saturating_sub(start));
             }
             (self.files, self.bytes) = (0, 0);
         }
     }
+}
+
+/// One input on its way to the output.
+struct Transfer {
+    input: Fd,
+    output: Fd,
+    /// A regular input's size.
+    size: Option<u64>,
+    /// The input's bytes moved so far, by any call.
+    moved: u64,
+}
+
+/// What comes after a zero-copy call.
+enum Then {
+    /// The input is done.
+    Done,
+    /// The next call, from where this one stopped.
+    Next,
+    /// Read/write, from where this one stopped: the kernel lacks the zero-copy calls.
+    ReadWrite,
 }
 
 /// Copies everything left in `input` to `output`.
@@ -239,8 +286,23 @@ pub(crate) struct Copier {
 
 /// cat's own pipe between input and output.
 struct RelayPipe {
-    read_end: std::os::fd::OwnedFd,
-    write_end: std::os::fd::OwnedFd,
+    read_end: OwnedFd,
+    write_end: OwnedFd,
+}
+
+impl RelayPipe {
+    /// The relay pipe kept in `kept`, made on first use: as large as standard output's pipe
+    /// (`stdout_pipe`) where that is the output (a larger relay halved the speed of a reader on
+    /// another CPU), else `pipe-max-size`, the most an unprivileged process may ask.
+    fn get(kept: &mut Option<RelayPipe>, stdout_pipe: Option<usize>) -> Option<&RelayPipe> {
+        if kept.is_none() {
+            let (read_end, write_end) = platform::pipe().ok()?;
+            let max = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
+            let _ = platform::set_pipe_size(write_end.as_raw_fd(), stdout_pipe.unwrap_or(max).min(max));
+            *kept = Some(RelayPipe { read_end, write_end });
+        }
+        kept.as_ref()
+    }
 }
 
 impl Copier {
@@ -262,70 +324,86 @@ impl Copier {
         };
         let regular = in_info.kind == FileKind::Regular;
         let small = regular && in_info.size <= SMALL_FILE;
-        let size = regular.then_some(in_info.size);
+        let mut transfer = Transfer { input, output, size: regular.then_some(in_info.size), moved: 0 };
         match plan(in_info.kind, small, out_info.kind, calls) {
             Strategy::SendfileOrReadWrite => {
-                let strategy = self.small.begin();
-                let result = self.copy_by(strategy.calls(), input, size, output, out_info);
+                let way = self.small.begin();
+                let result = self.copy_by(way.calls(), &mut transfer, out_info);
                 self.small.end(in_info.size);
                 result
             }
-            strategy => self.copy_by(strategy.calls(), input, size, output, out_info),
+            Strategy::CopyFileRangeOrRelay => {
+                let outcome = self.file_to_file(&mut transfer);
+                let then = match self.then(outcome, true)? {
+                    Then::Done => return Ok(()),
+                    Then::Next => FileCopies::THEN.calls(),
+                    Then::ReadWrite => &[],
+                };
+                self.copy_by(then, &mut transfer, out_info)
+            }
+            strategy => self.copy_by(strategy.calls(), &mut transfer, out_info),
         }
     }
 
     /// Copies with `calls` in turn, then read/write.
-    fn copy_by(
-        &mut self,
-        calls: &[Call],
-        input: Fd,
-        size: Option<u64>,
-        output: Fd,
-        out_info: &FileInfo,
-    ) -> Result<(), CopyError> {
-        let small = size.is_some_and(|size| size <= SMALL_FILE);
-        let mut moved = 0;
+    fn copy_by(&mut self, calls: &[Call], transfer: &mut Transfer, out_info: &FileInfo) -> Result<(), CopyError> {
+        let small = transfer.size.is_some_and(|size| size <= SMALL_FILE);
         for &call in calls {
             // A bigger pipe means fewer wake-ups; not worth two system calls for a small file.
-            if matches!(call, Call::Splice | Call::Relay) && out_info.kind == FileKind::Pipe && !small {
-                self.stdout_pipe
-                    .get_or_insert_with(|| platform::grow_stdout_pipe(output).unwrap_or(platform::PIPE_SIZE_DEFAULT));
+            if matches!(call, Call::Direct(Direct::Splice) | Call::Relay) && out_info.kind == FileKind::Pipe && !small {
+                self.stdout_pipe.get_or_insert_with(|| {
+                    platform::grow_stdout_pipe(transfer.output).unwrap_or(platform::PIPE_SIZE_DEFAULT)
+                });
             }
-            let outcome = match call {
-                Call::Timed => self.file_to_file(input, output, size, &mut moved),
-                Call::Relay => match self.relay_pipe() {
-                    Some(pipe) => relay(input, pipe, output, &mut self.buf, Errors::PerSide, u64::MAX, &mut moved),
-                    None => continue,
-                },
-                _ => zero_copy(call, input, output, size, u64::MAX, &mut moved),
-            };
-            match outcome {
-                ZeroCopy::Done => return Ok(()),
-                ZeroCopy::Failed(err) => {
-                    // What was taken into the relay pipe belongs to this input only.
-                    if matches!(call, Call::Relay | Call::Timed) {
-                        self.relay = None;
-                    }
-                    return Err(err);
-                }
-                ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
-                    self.no_zero_copy = true;
-                    break;
-                }
-                ZeroCopy::Fallback(_) | ZeroCopy::Limit => {}
+            let outcome = self.make(call, transfer, Errors::PerSide, u64::MAX);
+            match self.then(outcome, call == Call::Relay)? {
+                Then::Done => return Ok(()),
+                Then::Next => {}
+                Then::ReadWrite => break,
             }
         }
-        if size.is_some() && !small {
-            platform::advise_sequential(input);
+        if transfer.size.is_some() && !small {
+            platform::advise_sequential(transfer.input);
         }
-        self.read_write(input, output, size)
+        self.read_write(transfer.input, transfer.output, transfer.size)
+    }
+
+    /// Moves `transfer` by `call` until the input ends, `limit` bytes have moved or the call
+    /// cannot go on; `errors`: against which side the relay reports a real error.
+    fn make(&mut self, call: Call, transfer: &mut Transfer, errors: Errors, limit: u64) -> ZeroCopy {
+        match call {
+            Call::Direct(direct) => zero_copy(direct, transfer, limit),
+            Call::Relay => match RelayPipe::get(&mut self.relay, self.stdout_pipe) {
+                Some(pipe) => relay(transfer, pipe, &mut self.buf, errors, limit),
+                None => ZeroCopy::Fallback(None),
+            },
+        }
+    }
+
+    /// What follows a zero-copy call's `outcome`; `relayed`: it may have used the relay pipe.
+    fn then(&mut self, outcome: ZeroCopy, relayed: bool) -> Result<Then, CopyError> {
+        match outcome {
+            ZeroCopy::Done => Ok(Then::Done),
+            ZeroCopy::Failed(err) => {
+                // What was taken into the relay pipe belongs to this input only.
+                if relayed {
+                    self.relay = None;
+                }
+                Err(err)
+            }
+            ZeroCopy::Fallback(Some(err)) if err.raw_os_error() == Some(platform::errno::ENOSYS) => {
+                self.no_zero_copy = true;
+                Ok(Then::ReadWrite)
+            }
+            ZeroCopy::Fallback(_) | ZeroCopy::Limit => Ok(Then::Next),
+        }
     }
 
     /// A large regular file into a regular file, in rounds by the way chosen for this process
-    /// (see [`FileWay`]). `moved` counts the input's bytes moved.
-    fn file_to_file(&mut self, input: Fd, output: Fd, size: Option<u64>, moved: &mut u64) -> ZeroCopy {
-        let mut files = self.files.take().unwrap_or_else(|| FileCopies::new(output));
-        let timed = size.is_some_and(|size| size >= TIMED_FROM);
+    /// (see [`FileWay`]).
+    fn file_to_file(&mut self, transfer: &mut Transfer) -> ZeroCopy {
+        let mut files = self.files.take().unwrap_or_else(|| FileCopies::new(transfer.output));
+        let timed = transfer.size.is_some_and(|size| size >= TIMED_FROM);
         let outcome = loop {
             let way = if timed { files.chooser.next() } else { FileWay::CopyFileRange };
             // One way alone (forced, or copy_file_range found to clone) goes on in one piece.
@@ -338,17 +416,11 @@ impl Copier {
                 PROBE
             };
             let start = platform::thread_cpu_time();
-            let before = *moved;
-            let outcome = match way {
-                FileWay::CopyFileRange => zero_copy(Call::CopyFileRange, input, output, size, limit, moved),
-                // Its errors reported as GNU 9.12 reports copy_file_range's.
-                FileWay::Relay => match self.relay_pipe() {
-                    Some(pipe) => relay(input, pipe, output, &mut self.buf, Errors::AsCopyFileRange, limit, moved),
-                    None => ZeroCopy::Fallback(None),
-                },
-            };
+            let before = transfer.moved;
+            // The relay's errors reported as GNU 9.12 reports copy_file_range's.
+            let outcome = self.make(way.call(), transfer, Errors::AsCopyFileRange, limit);
             if let (ZeroCopy::Limit, Some(start), Some(end)) = (&outcome, start, platform::thread_cpu_time()) {
-                files.record(way, *moved - before, end.saturating_sub(start));
+                files.record(way, transfer.moved - before, end.saturating_sub(start));
             }
             if !matches!(outcome, ZeroCopy::Limit) {
                 break outcome;
@@ -356,19 +428,6 @@ impl Copier {
         };
         self.files = Some(files);
         outcome
-    }
-
-    /// The relay pipe's (write end, read end), made on first use: as large as standard output's
-    /// pipe where that is the output (a larger relay halved the speed of a reader on another
-    /// CPU), else `pipe-max-size`, the most an unprivileged process may ask.
-    fn relay_pipe(&mut self) -> Option<(Fd, Fd)> {
-        if self.relay.is_none() {
-            let (read_end, write_end) = platform::pipe().ok()?;
-            let max = platform::pipe_max_size().unwrap_or(platform::PIPE_MAX_SIZE_DEFAULT);
-            let _ = platform::set_pipe_size(write_end.as_raw_fd(), self.stdout_pipe.unwrap_or(max).min(max));
-            self.relay = Some(RelayPipe { read_end, write_end });
-        }
-        self.relay.as_ref().map(|pipe| (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd()))
     }
 
     /// The portable loop: read into one reused buffer, write all of it (done at `size`).
@@ -427,47 +486,46 @@ fn is_output_error(err: &io::Error) -> bool {
     matches!(err.raw_os_error(), Some(EPIPE | ENOSPC | EDQUOT | EFBIG))
 }
 
-/// Moves data with `call` until the input ends, `limit` bytes have moved or the call cannot
-/// go on. `size`: a regular input's size; `total` counts the input's bytes moved by any call.
+/// Moves `transfer` by `call` until the input ends, `limit` bytes have moved or it cannot go on.
 /// Not inlined (it is called once an input): inlined into `Copier::copy_by`, LLVM 22 compiled
 /// that one source two ways from build to build, and the packages were not reproducible.
 #[inline(never)]
-fn zero_copy(call: Call, input: Fd, output: Fd, size: Option<u64>, limit: u64, total: &mut u64) -> ZeroCopy {
+fn zero_copy(call: Direct, transfer: &mut Transfer, limit: u64) -> ZeroCopy {
+    let Transfer { input, output, size, .. } = *transfer;
     let mut left = limit;
     loop {
         if left == 0 {
             return ZeroCopy::Limit;
         }
-        let len = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
+        let len = CALL_MAX.min(usize::try_from(left).unwrap_or(CALL_MAX));
         let moved = match call {
-            Call::Splice => platform::splice(input, output, len),
-            Call::CopyFileRange => platform::copy_file_range(input, output, len),
-            Call::Sendfile => platform::sendfile(output, input, len),
-            Call::Relay | Call::Timed => return ZeroCopy::Fallback(None),
+            Direct::Splice => platform::splice(input, output, len),
+            Direct::CopyFileRange => platform::copy_file_range(input, output, len),
+            Direct::Sendfile => platform::sendfile(output, input, len),
         };
-        let total_now = *total;
+        let total_now = transfer.moved;
         match moved {
             // copy_file_range returns 0 at the end, but also at once on pseudo-files whose size
             // is 0 (/proc, /sys): trust it only when the file's size has been copied.
-            Ok(0) if call == Call::CopyFileRange && !size.is_some_and(|s| s > 0 && total_now >= s) => {
+            Ok(0) if call == Direct::CopyFileRange && !size.is_some_and(|s| s > 0 && total_now >= s) => {
                 return ZeroCopy::Fallback(None);
             }
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => {
-                *total += n as u64;
+                transfer.moved += n as u64;
                 left -= n as u64;
-                if done_at(size, *total) {
+                if done_at(size, transfer.moved) {
                     return ZeroCopy::Done;
                 }
             }
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
             // GNU 9.12 hands copy_file_range's EFBIG (past the output's size limit) over to
             // the next method too, whose write then reports `write error: File too large`.
-            Err(err) if call == Call::CopyFileRange && err.raw_os_error() == Some(platform::errno::EFBIG) => {
+            Err(err) if call == Direct::CopyFileRange && err.raw_os_error() == Some(platform::errno::EFBIG) => {
                 return ZeroCopy::Fallback(Some(err));
             }
             // GNU 9.12 reports every other copy_file_range error against the input file.
-            Err(err) if call != Call::CopyFileRange && is_output_error(&err) => {
+            Err(err) if call != Direct::CopyFileRange && is_output_error(&err) => {
                 return ZeroCopy::Failed(CopyError::Write(err));
             }
             Err(err) => return ZeroCopy::Failed(CopyError::Read(err)),
@@ -482,24 +540,18 @@ fn done_at(size: Option<u64>, total: u64) -> bool {
     size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
-/// Any input to an output through cat's own pipe (`pipe`: its write end, read end): splice in,
-/// splice out, until the input ends or `limit` bytes have moved (counted in `total`). Where
-/// splicing out is not supported, what sits in the pipe is read back and written.
-fn relay(
-    input: Fd,
-    (write_end, read_end): (Fd, Fd),
-    output: Fd,
-    buf: &mut Vec<u8>,
-    errors: Errors,
-    limit: u64,
-    total: &mut u64,
-) -> ZeroCopy {
+/// Any input to an output through cat's own `pipe`: splice in, splice out, until the input
+/// ends or `limit` bytes have moved. Where splicing out is not supported, what sits in the
+/// pipe is read back and written.
+fn relay(transfer: &mut Transfer, pipe: &RelayPipe, buf: &mut Vec<u8>, errors: Errors, limit: u64) -> ZeroCopy {
+    let (write_end, read_end) = (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd());
     let mut to_go = limit;
     loop {
         if to_go == 0 {
             return ZeroCopy::Limit;
         }
-        let filled = match platform::splice(input, write_end, CHUNK.min(usize::try_from(to_go).unwrap_or(CHUNK))) {
+        let len = CALL_MAX.min(usize::try_from(to_go).unwrap_or(CALL_MAX));
+        let filled = match platform::splice(transfer.input, write_end, len) {
             Ok(0) => return ZeroCopy::Done,
             Ok(n) => n,
             Err(err) if is_unsupported(&err) => return ZeroCopy::Fallback(Some(err)),
@@ -507,24 +559,24 @@ fn relay(
         };
         let mut left = filled;
         while left > 0 {
-            match platform::splice(read_end, output, left) {
+            match platform::splice(read_end, transfer.output, left) {
                 Ok(n) => left -= n,
                 Err(err)
                     if is_unsupported(&err)
                         || (errors == Errors::AsCopyFileRange
                             && err.raw_os_error() == Some(platform::errno::EFBIG)) =>
                 {
-                    if let Err(err) = drain(read_end, left, output, buf) {
+                    if let Err(err) = drain(read_end, left, transfer.output, buf) {
                         return ZeroCopy::Failed(err);
                     }
-                    *total += filled as u64;
+                    transfer.moved += filled as u64;
                     return ZeroCopy::Fallback(Some(err));
                 }
                 Err(err) if errors == Errors::AsCopyFileRange => return ZeroCopy::Failed(CopyError::Read(err)),
                 Err(err) => return ZeroCopy::Failed(CopyError::Write(err)),
             }
         }
-        *total += filled as u64;
+        transfer.moved += filled as u64;
         to_go = to_go.saturating_sub(filled as u64);
     }
 }
@@ -548,7 +600,7 @@ fn drain(read_end: Fd, mut left: usize, output: Fd, buf: &mut Vec<u8>) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::{Call, Calls, FileCopies, FileWay, ROUND, Strategy, clones, plan};
+    use super::{Call, Calls, Direct, FileCopies, FileWay, ROUND, SmallFiles, Strategy, clones, plan};
     use crate::input::choose::Chooser;
     use crate::platform::FileKind::*;
 
@@ -571,10 +623,10 @@ mod tests {
             let strategy = plan(input, small, output, LINUX);
             for &call in strategy.calls() {
                 let ok = match call {
-                    Call::Splice => input == Pipe || output == Pipe,
+                    Call::Direct(Direct::Splice) => input == Pipe || output == Pipe,
                     Call::Relay => input != Directory,
-                    Call::Sendfile => input == Regular && output != Pipe,
-                    Call::CopyFileRange | Call::Timed => (input, output) == (Regular, Regular),
+                    Call::Direct(Direct::Sendfile) => input == Regular && output != Pipe,
+                    Call::Direct(Direct::CopyFileRange) => (input, output) == (Regular, Regular),
                 };
                 assert!(ok, "{input:?} -> {output:?} (small {small}): {strategy:?}");
             }
@@ -588,6 +640,21 @@ mod tests {
             assert!(bsd == Strategy::CopyFileRange || bsd == Strategy::ReadWrite);
             assert_eq!(plan(input, small, output, PORTABLE), Strategy::ReadWrite);
         }
+    }
+
+    /// A choice between two ways lists exactly the calls its arm in `Copier::copy` may make:
+    /// those of either way and of what follows them. So the test above covers them too.
+    #[test]
+    fn a_choice_lists_the_calls_of_its_ways_and_what_follows() {
+        let sorted = |mut calls: Vec<Call>| {
+            calls.sort_by_key(|call| format!("{call:?}"));
+            calls.dedup();
+            calls
+        };
+        let small = SmallFiles::WAYS.iter().flat_map(|way| way.calls().iter().copied()).collect();
+        assert_eq!(sorted(small), sorted(Strategy::SendfileOrReadWrite.calls().to_vec()));
+        let files = FileWay::BOTH.map(FileWay::call).into_iter().chain(FileCopies::THEN.calls().iter().copied());
+        assert_eq!(sorted(files.collect()), sorted(Strategy::CopyFileRangeOrRelay.calls().to_vec()));
     }
 
     fn file_copies() -> FileCopies {

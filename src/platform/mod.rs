@@ -24,7 +24,7 @@ pub use locale::{
 };
 pub use mapped::{MAPPED_FILES, Mapping, maps_files_on};
 pub use pipe::{
-    COPY_FILE_RANGE, PIPE_MAX_SIZE_DEFAULT, PIPE_SIZE_DEFAULT, STDOUT_PIPE_SIZE, ZERO_COPY, copy_file_range,
+    COPY_FILE_RANGE, PIPE_MAX_SIZE_DEFAULT, PIPE_SIZE_DEFAULT, STDOUT_PIPE_MAX, ZERO_COPY, copy_file_range,
     grow_stdout_pipe, pipe_max_size, pipe_size, sendfile, set_pipe_size, splice, tee, vmsplice,
 };
 

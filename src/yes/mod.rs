@@ -132,8 +132,9 @@ enum Outcome {
     Unsupported { offset: usize },
 }
 
-/// Grows the stdout pipe (to 512 KiB, as GNU's yes), then feeds it without copying: by the tee + splice relay, or by
-/// `vmsplice` when the relay's pipes cannot be had.
+/// Grows the stdout pipe (to `min(pipe-max-size, 1 MiB)`: `platform::grow_stdout_pipe`), then
+/// feeds it without copying: by the tee + splice relay, or by `vmsplice` when the relay's pipes
+/// cannot be had.
 ///
 /// Measured on the 2-vCPU VMs (GiB/s into a splice reader, same CPU / different CPUs):
 /// `vmsplice` of a 1 MiB buffer 44 / 15; `tee` straight from the private pipe into stdout

@@ -4,8 +4,8 @@
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The pages are about to be written: fault them all in with one call (MAP_POPULATE) instead
-/// of one page fault each, dear in a VM (benches/RESULTS.md, "Figures behind code comments").
+/// The pages are about to be written: fault them all in with the mmap (MAP_POPULATE), not one
+/// fault each, which is costly in a VM (benches/RESULTS.md, "Figures behind code comments").
 #[cfg(target_os = "linux")]
 const POPULATE: libc::c_int = libc::MAP_POPULATE;
 #[cfg(not(target_os = "linux"))]
@@ -22,16 +22,14 @@ pub struct PageBuffer {
 }
 
 impl PageBuffer {
-    /// A buffer about to be written whole: its pages are faulted in by the one call that maps
-    /// them.
+    /// A buffer about to be written whole, its pages faulted in by the mmap that maps them.
     pub fn new(len: usize) -> io::Result<PageBuffer> {
         PageBuffer::map(len, POPULATE)
     }
 
-    /// A buffer of which maybe only the first page is used (wc's first reads: a script's
-    /// input is often a few bytes): each page is faulted in when first touched, since
-    /// populating 64 KiB up front was a visible share of a tiny `wc`'s whole run
-    /// (benches/RESULTS.md, "Figures behind code comments").
+    /// A buffer of which maybe only the first page is used (wc's first reads: a script's input
+    /// is often a few bytes), each page faulted in when first touched: populating 64 KiB was a
+    /// visible share of a tiny `wc` (benches/RESULTS.md, "Figures behind code comments").
     pub fn on_demand(len: usize) -> io::Result<PageBuffer> {
         PageBuffer::map(len, 0)
     }

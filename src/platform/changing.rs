@@ -1,14 +1,12 @@
-//! Bytes that may change while they are read, and the only ways to read them.
+//! Bytes that may change while they are read, and the only means to read them.
 //!
 //! A mapping's bytes are the page cache's: another process may write them (a log appended to, a
-//! file rewritten in place) and the SIGBUS handler may turn them to zeros (`mapped.rs`). What
-//! holds: the length never changes and every address stays readable; each byte read is one the
-//! file held at some moment, or a zero past a new end. What does not: two reads of one byte may
-//! differ. So a reader must take each byte as a value read once, and derive from it no index,
-//! length or loop bound that a second read would have to confirm. [`Changing`] is how the
-//! formatter and the counters get bytes, mapped or read: it hands out values, copies and
-//! smaller views, and a slice only inside `platform` (the SIMD kernels), whose loads are of
-//! whole blocks at positions not taken from the bytes.
+//! file rewritten in place), and the SIGBUS handler may turn them to zeros (`mapped.rs`). The
+//! length never changes, every address stays readable, and each byte read is one the file held
+//! at some moment (or a zero). But two reads of one byte may differ, so a reader takes each byte
+//! as a value read once, and derives from it no index, length or loop bound that a second read
+//! would have to confirm. [`Changing`] gives the formatter and the counters their bytes, mapped
+//! or read, as values, copies and smaller views; only the SIMD kernels in `platform` get a slice.
 
 use std::slice::SliceIndex;
 
@@ -32,10 +30,9 @@ impl<'a, T: ?Sized> Changing<'a, T> {
     }
 
     /// The bytes as they are, for a reader in `platform` that reads each byte as a value read
-    /// once: whole blocks loaded at positions not taken from the bytes, values compared,
-    /// counted or used to index tables of all 256 entries (so a changed byte changes the
-    /// output, never memory safety; `tests/hostile.rs` rewrites mapped files under every
-    /// counter and formatter).
+    /// once: whole blocks loaded at positions not taken from the bytes, values compared, counted
+    /// or used to index 256-entry tables. A changed byte changes the output, never memory safety
+    /// (`tests/hostile.rs` rewrites mapped files under every counter and formatter).
     #[inline(always)]
     pub(in crate::platform) fn read_each_once(self) -> &'a T {
         self.0

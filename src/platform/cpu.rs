@@ -1,17 +1,15 @@
-//! Run-time CPU feature detection, done once and cached, so SIMD kernels are chosen by what the
-//! machine can do, never by `target-cpu=native` (distribution builds are generic x86-64).
+//! Run-time CPU feature detection, done once, so SIMD kernels are chosen by what the machine can
+//! do, never by `target-cpu=native` (distribution builds are generic x86-64).
 //!
-//! Like glibc and GNU coreutils (gnulib's `cpu_supports`), the features can be turned off with
-//! `GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX512F,...` (`-AVX512F`/`-AVX512BW` the AVX-512
-//! kernels, `-AVX2` the AVX2 one, `-ASIMD` NEON on aarch64): GNU's `wc-cpu.sh` runs the
-//! baseline kernels that way.
+//! As in glibc and GNU coreutils (gnulib's `cpu_supports`), `GLIBC_TUNABLES=glibc.cpu.hwcaps=`
+//! turns kernels off: `-AVX512F` or `-AVX512BW` AVX-512's, `-AVX2` AVX2's, `-ASIMD` NEON. GNU's
+//! `wc-cpu.sh` runs the baseline kernels so.
 
 use std::sync::OnceLock;
 
-/// The instruction-set extensions the kernels are compiled for: every one that a kernel's
-/// `#[target_feature(enable = ...)]` names is detected here (a test holds the two together), so a
-/// CPU or virtual machine that hides one (LZCNT, which then runs as BSR and gives other
-/// results) gets a slower kernel, never a wrong one.
+/// The instruction-set extensions the kernels are compiled for. Each one a kernel's
+/// `#[target_feature]` names is detected here (a test holds them together): a CPU or VM that
+/// hides one (LZCNT, which then runs as BSR) gets a slower kernel, never a wrong one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     pub sse2: bool,
@@ -34,8 +32,7 @@ pub struct Features {
 }
 
 impl Features {
-    /// Whether the CPU has `name`, spelled as `#[target_feature(enable = ...)]` spells it, or
-    /// `None` for a feature not detected here.
+    /// Whether the CPU has `name` (as `#[target_feature]` spells it); None if not detected here.
     pub fn has(&self, name: &str) -> Option<bool> {
         Some(match name {
             "sse2" => self.sse2,
@@ -59,7 +56,7 @@ impl Features {
     }
 }
 
-/// The features of the CPU we run on (cached after the first call).
+/// The features of the CPU we run on, detected once.
 pub fn features() -> Features {
     static FEATURES: OnceLock<Features> = OnceLock::new();
     *FEATURES.get_or_init(|| {
@@ -94,9 +91,8 @@ fn hwcap_allowed(tunables: &[u8], cap: &str) -> bool {
     true
 }
 
-/// The features from CPUID leaves 1, 7 and 0x80000001 and XCR0: what the kernels use, and only
-/// that. A vector set counts only where the operating system saves its registers (XCR0), as std
-/// and gnulib require.
+/// The features the kernels use, from CPUID leaves 1, 7 and 0x80000001 and XCR0. A vector set
+/// counts only where the operating system saves its registers (XCR0), as std and gnulib require.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn detect() -> Features {
     let bit = |word: u32, n: u32| word >> n & 1 == 1;
@@ -136,19 +132,17 @@ struct Leaves {
     ext1: [u32; 4],
 }
 
-/// The CPUID leaves: glibc's copies, taken at its
-/// own start-up (`__x86_get_cpuid_feature_leaf`, glibc 2.33, <sys/platform/x86.h>), so that no
-/// `cpuid` runs here. In a virtual machine each `cpuid` exits to the hypervisor, so std's
-/// `is_x86_feature_detected!`, which asks about ten leaves, was a measurable share of every
-/// start-up (benches/RESULTS.md, "Figures behind code comments").
+/// The CPUID leaves: glibc's copies, taken at its own start-up (`__x86_get_cpuid_feature_leaf`,
+/// glibc 2.33, <sys/platform/x86.h>), so that no `cpuid` runs here. In a VM each `cpuid` exits
+/// to the hypervisor, which made std's `is_x86_feature_detected!` (about ten leaves) a
+/// measurable share of start-up (benches/RESULTS.md, "Figures behind code comments").
 #[cfg(all(target_arch = "x86_64", target_env = "gnu", not(miri)))]
 fn leaves() -> Leaves {
     /// glibc's `struct cpuid_feature`.
     #[repr(C)]
     struct CpuidFeature {
         cpuid: [u32; 4],
-        /// What glibc makes of them (its tunables applied): not used, gnulib's reading of the
-        /// tunables is applied in [`features`].
+        /// What glibc makes of them, its tunables applied: unused ([`features`] applies gnulib's).
         _active: [u32; 4],
     }
     unsafe extern "C" {
@@ -174,8 +168,7 @@ fn leaves() -> Leaves {
     cpuid_leaves()
 }
 
-/// The CPUID leaves from `cpuid` (five of them: leaves 0 and 0x80000000 say whether 7 and
-/// 0x80000001 exist).
+/// The CPUID leaves from `cpuid` (leaves 0 and 0x80000000 say whether 7 and 0x80000001 exist).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn cpuid_leaves() -> Leaves {
     let words = |r: std::arch::x86_64::CpuidResult| [r.eax, r.ebx, r.ecx, r.edx];
@@ -184,8 +177,7 @@ fn cpuid_leaves() -> Leaves {
     Leaves { leaf1: words(cpuid(1)), leaf7, ext1 }
 }
 
-/// Under Miri, which runs no `cpuid`: what the build itself assumes, as std's detection says
-/// there.
+/// Under Miri, which runs no `cpuid`: what the build assumes, as std's detection says there.
 #[cfg(all(target_arch = "x86_64", miri))]
 fn detect() -> Features {
     Features {
@@ -311,7 +303,7 @@ mod tests {
         assert_eq!(f.avx2, has("avx2"));
         assert_eq!(f.bmi1, has("bmi1"));
         assert_eq!(f.bmi2, has("bmi2"));
-        // The kernel calls AMD's ABM, of which LZCNT is the part used, "abm" on every vendor.
+        // The kernel names AMD's ABM, of which LZCNT is the part used, "abm" on every vendor.
         assert_eq!(f.lzcnt, has("abm"));
         assert_eq!(f.avx512f, has("avx512f"));
         assert_eq!(f.avx512bw, has("avx512bw"));

@@ -1,21 +1,14 @@
-//! Message catalogs: GNU coreutils' translations, looked up the way GNU looks them up.
+//! Message catalogs: GNU coreutils' translations, looked up as GNU looks them up.
 //!
-//! GNU tools pass every message through `gettext` in the `coreutils` text domain, and getopt's
-//! through the C library's own `libc` domain; `strerror` answers in the user's `LC_MESSAGES`.
-//! rapidutils reads the very same catalogs with the very same machinery:
+//! GNU tools pass every message through `gettext` in the `coreutils` text domain (getopt's in
+//! the C library's `libc` domain); `strerror` answers in the user's `LC_MESSAGES`. rapidutils
+//! reads the same catalogs with the same machinery: glibc's and musl's gettext, which applies
+//! `LANGUAGE`, `LC_ALL`, `LC_MESSAGES` and `LANG` and converts to the locale's character set.
+//! Elsewhere (FreeBSD, macOS), GNU gettext's `libintl` is loaded with `dlopen` where ports or
+//! Homebrew installed it; without it messages stay English, as GNU's do without NLS.
 //!
-//! * glibc and musl have gettext in the C library (`dcgettext`, `bindtextdomain`): it applies
-//!   `LANGUAGE`, `LC_ALL`, `LC_MESSAGES` and `LANG` as gettext does and converts a translation
-//!   into the locale's character set (EUC-JP, ISO-8859-1, KOI8-R, ...).
-//! * Elsewhere (FreeBSD, macOS) the C library has none: GNU gettext's `libintl`, where the
-//!   ports or Homebrew installed it, is loaded with `dlopen` the first time a message is
-//!   translated; without it messages stay English, as GNU's do when built without NLS.
-//!
-//! Nothing is loaded at start-up: the catalogs are opened the first time a translated string
-//! is needed, and not at all while `LC_MESSAGES` is `C` or `POSIX`.
-//!
-//! The catalogs live under [`LOCALEDIR`], the directory the system's GNU coreutils was built
-//! with: `RAPIDUTILS_LOCALEDIR` at build time, else the platform's usual place.
+//! Nothing is loaded at start-up, nor while `LC_MESSAGES` is `C` or `POSIX`. The catalogs live
+//! under [`LOCALEDIR`], the directory the system's GNU coreutils was built with.
 
 use super::locale;
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -69,8 +62,7 @@ fn system_gettext() -> Option<Gettext> {
     Some(Gettext { dcgettext, bindtextdomain })
 }
 
-/// GNU gettext's libintl where a package manager installed it (FreeBSD ports, Homebrew,
-/// MacPorts), found at run time so that the binary runs without it.
+/// GNU gettext's libintl, looked up at run time so that the binary runs without it.
 #[cfg(not(any(target_env = "gnu", target_env = "musl")))]
 fn system_gettext() -> Option<Gettext> {
     #[cfg(target_os = "macos")]
@@ -163,8 +155,7 @@ pub fn gettext(domain: Domain, msgid: &'static CStr) -> &'static [u8] {
     unsafe { CStr::from_ptr(text) }.to_bytes()
 }
 
-/// Makes sure the C library's message locale is the user's before it is asked for text of its
-/// own (`strerror`).
+/// Makes the C library's message locale the user's before it is asked for text (`strerror`).
 pub fn prepare_messages() {
     ready();
 }

@@ -1,6 +1,6 @@
 //! The C library's locale: which character set `LC_CTYPE` selects, multibyte decoding and
-//! printability. Tools classify characters with the very functions GNU uses (`mbrtowc`,
-//! `iswprint`, `isprint`), so their answers match GNU's on every system and C library.
+//! printability, by the functions GNU uses (`mbrtowc`, `iswprint`, `isprint`), so that the
+//! answers match GNU's on every system and C library.
 
 use super::Changing;
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -55,13 +55,11 @@ fn codeset_is_utf8() -> bool {
 
 /// Selects the character-type locale from the environment and says what it is.
 ///
-/// GNU tools start with `setlocale(LC_ALL, "")`, which either selects every category from the
-/// environment or, when one of them names a locale the system lacks, none (everything stays
-/// `C`). Loading every category costs start-up time (a dozen files for a locale kept in its
-/// own directory, such as `C.UTF-8`), and these tools only use `LC_CTYPE` (characters) and
-/// `LC_MESSAGES` (translations). So, lazily, only when characters matter: when every category
-/// names the same locale (`LANG` or `LC_ALL` alone, the usual case) `LC_CTYPE` alone is
-/// selected, and whether that succeeds is what `LC_ALL` would have said; when the categories
+/// GNU tools start with `setlocale(LC_ALL, "")`, which selects every category from the
+/// environment, or none (all stays `C`) when one names a locale the system lacks. Loading every
+/// category costs start-up time, and these tools use only `LC_CTYPE` and `LC_MESSAGES`. So this
+/// selects lazily. Where every category names one locale (`LANG` or `LC_ALL` alone, the usual
+/// case), `LC_CTYPE` alone is selected, and its success stands for `LC_ALL`'s. Where they
 /// differ, `LC_ALL` is selected for real, all or nothing, as GNU does.
 pub fn charset() -> Charset {
     static CHARSET: OnceLock<Charset> = OnceLock::new();
@@ -84,8 +82,7 @@ enum Selection {
     CtypeOnly,
     /// The categories differ: `LC_ALL` was selected, every category at once.
     All,
-    /// A category names a locale the system lacks: everything stays `C`, as GNU's failed
-    /// `setlocale(LC_ALL, "")` leaves it.
+    /// A category names a missing locale: all stays `C`, as GNU's failed `setlocale` leaves it.
     Failed,
 }
 
@@ -94,7 +91,7 @@ fn select_locale() -> Selection {
     *SELECTION.get_or_init(|| {
         let (category, selection) =
             if categories_agree() { (libc::LC_CTYPE, Selection::CtypeOnly) } else { (libc::LC_ALL, Selection::All) };
-        // SAFETY: called once, before any other locale-dependent call of ours, from the main
+        // SAFETY: run once, before any other locale-dependent code of ours, from the main
         // thread (the tools select the locale before they start threads), with a static
         // NUL-terminated empty string meaning "from the environment".
         let selected = unsafe { libc::setlocale(category, c"".as_ptr()) };
@@ -138,9 +135,8 @@ fn categories_agree() -> bool {
     CATEGORY_VARIABLES.iter().all(|var| name_of(var) == ctype)
 }
 
-/// Whether messages may be translated: the locale selection succeeded and `LC_MESSAGES` is
-/// selected (then, where it is `C` or `POSIX`, gettext answers with the msgids; those are told
-/// apart here so that no catalog machinery is loaded for them).
+/// Whether messages may be translated: the locale selection succeeded, and `LC_MESSAGES` is
+/// selected and not `C` or `POSIX` (where gettext answers with the msgids: no catalog is loaded).
 pub fn messages_translated() -> bool {
     static TRANSLATED: OnceLock<bool> = OnceLock::new();
     *TRANSLATED.get_or_init(|| {
@@ -171,8 +167,7 @@ pub fn messages_translated() -> bool {
     })
 }
 
-/// The name of the character set of `LC_CTYPE` (`nl_langinfo(CODESET)`), as gnulib's
-/// `locale_charset` reports it.
+/// `LC_CTYPE`'s character set name (`nl_langinfo(CODESET)`), as gnulib's `locale_charset` says.
 pub fn codeset() -> &'static [u8] {
     static CODESET: OnceLock<Vec<u8>> = OnceLock::new();
     CODESET.get_or_init(|| {
@@ -184,8 +179,7 @@ pub fn codeset() -> &'static [u8] {
 
 /// The character a byte stands for in the current single-byte locale (gnulib's `btoc32`):
 /// `btowc`, except that in the C and POSIX locales every byte is the character of its value.
-/// Meant for single-byte locales; in a multibyte one the C locale's answer is given (the unit
-/// tests model the C locale in whatever locale the test process has).
+/// In a multibyte locale, the C locale's answer (so unit tests can model the C locale in any).
 pub fn byte_to_char(byte: u8) -> Option<u32> {
     if charset() != Charset::Unibyte {
         return Some(u32::from(byte));
@@ -281,9 +275,8 @@ impl MbDecoder {
         self.state = [0; 16];
     }
 
-    /// The character at the start of `bytes`, of which at most [`MB_LEN_MAX`] are looked at (no
-    /// character is longer): a character cut by their end is `Incomplete` only where fewer are
-    /// there, whatever the bytes say.
+    /// The character at the start of `bytes`, of which at most [`MB_LEN_MAX`] are looked at: a
+    /// character cut by their end is `Incomplete` only where fewer are there.
     pub fn decode(&mut self, bytes: Changing<'_>) -> MbStep {
         let bytes = bytes.read_each_once();
         let bytes = &bytes[..bytes.len().min(MB_LEN_MAX)];

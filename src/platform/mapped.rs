@@ -1,13 +1,12 @@
 //! Read-only mappings of regular files (Linux): formatting straight from the page cache saves
-//! the kernel's copy into a read buffer, which is a third of `cat -A`'s time.
+//! the kernel's copy into a read buffer, a large part of `cat -A`'s time (benches/RESULTS.md,
+//! "Figures behind code comments").
 //!
-//! A mapped file can shrink under us. Touching a page past its new end raises SIGBUS, which
-//! would kill the process where `read` would have returned a short count. A SIGBUS handler
-//! (installed with the first mapping, and only if SIGBUS is at its default action and not
-//! blocked: otherwise nothing is mapped) replaces the mapping from the faulting page on with
-//! zero-filled anonymous pages and records where that happened: the access then completes, and
-//! the caller asks `cut()` and reads the rest the ordinary way. A SIGBUS that is not about a
-//! live mapping gets the default action, as without the handler.
+//! A mapped file can shrink under us, and touching a page past its new end raises SIGBUS, which
+//! would kill the process where `read` would return a short count. So a SIGBUS handler,
+//! installed with the first mapping, replaces the mapping from the faulting page on with zero
+//! pages and records where: the access completes, and the caller asks `cut()` and reads the
+//! rest. Any other SIGBUS gets the default action.
 
 use super::{Changing, Fd};
 use std::io;
@@ -58,8 +57,8 @@ mod imp {
             let from = addr & !(page - 1);
             // SAFETY: [from, start + len) lies inside the live mapping, which only this module
             // owns; replacing it with anonymous zero pages (same protection) leaves every
-            // address the program may touch readable. mmap is a plain system call (why that is
-            // async-signal-safe here: docs/ARCHITECTURE.md, "Regular files: mapped or read").
+            // address the program may touch readable. mmap is async-signal-safe here (why:
+            // docs/ARCHITECTURE.md, "Regular files: mapped or read").
             let ret = unsafe {
                 libc::mmap(
                     from as *mut c_void,
@@ -75,9 +74,9 @@ mod imp {
                 return;
             }
         }
-        // Not ours (or the mapping could not be replaced): the default action it had before the
-        // handler (see install_handler). Raised again, it is delivered when this returns.
-        // SAFETY: signal() and raise() are async-signal-safe system calls.
+        // Not ours, or the mapping could not be replaced: the default action, as before the
+        // handler; raised again, it is delivered when this returns.
+        // SAFETY: signal() and raise() are async-signal-safe.
         unsafe {
             libc::signal(libc::SIGBUS, libc::SIG_DFL);
             libc::raise(libc::SIGBUS);
@@ -101,14 +100,13 @@ mod imp {
         }
     }
 
-    /// Installs the SIGBUS handler once, if SIGBUS is at its default action and not blocked:
-    /// ignored (`trap '' BUS`) it must stay ignored, and blocked, a fault kills whatever the
-    /// handler. Returns whether it is in place (otherwise nothing is mapped).
+    /// Installs the SIGBUS handler once, where SIGBUS is at its default action and not masked
+    /// (ignored by `trap '' BUS` it must stay so; masked, faults kill anyway). True if in place.
     fn install_handler() -> bool {
         HANDLER.call_once(|| {
             PAGE.store(super::super::page_size(), Ordering::SeqCst);
             // SAFETY: all-zero sigset_t and sigaction are valid values of these plain C structs;
-            // the calls only read and write them.
+            // the functions only read and write them.
             unsafe {
                 let mut mask: libc::sigset_t = std::mem::zeroed();
                 if libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) != 0
@@ -132,9 +130,8 @@ mod imp {
         HANDLED.load(Ordering::SeqCst)
     }
 
-    /// Whether `fd`'s file system keeps plain file data in the page cache, mapped as `read`
-    /// would read it: disk and memory file systems. Not /proc, /sys, debugfs and the like,
-    /// whose files may map device memory or have sizes that say nothing of what `read` gives.
+    /// Whether `fd`'s file system keeps plain file data in the page cache, mapped as `read` reads
+    /// it: not /proc, /sys, debugfs and the like (device memory, sizes unlike what `read` gives).
     pub fn plain_file_system(fd: Fd) -> bool {
         const PLAIN: [u32; 8] = [
             0xef53,      // ext2, ext3, ext4
@@ -189,25 +186,20 @@ mod imp {
             };
             watched.cut.store(usize::MAX, Ordering::SeqCst);
             watched.len.store(map_len, Ordering::SeqCst);
-            // SAFETY: advice only, on our own mapping. (Not MADV_POPULATE_READ: mapping every
-            // page at once measured dearer than the faults it saves; benches/RESULTS.md,
-            // "Figures behind code comments".)
+            // SAFETY: advice only, on our own mapping. (Not MADV_POPULATE_READ, which cost more
+            // than the faults it saves: benches/RESULTS.md, "Figures behind code comments".)
             unsafe { libc::madvise(ptr, map_len, libc::MADV_SEQUENTIAL) };
             Ok(Mapping { watched, addr, map_len, skip, len })
         }
 
         pub fn bytes(&self) -> &[u8] {
-            // SAFETY: [addr, addr + map_len) stays mapped and readable until drop: pages past
-            // the file's end are replaced by zero pages by the SIGBUS handler, never unmapped.
-            // The bytes are those of the page cache, which another process may change while we
-            // read them (as with every reader that maps files), and so may the handler (file
-            // bytes to zeros): Rust's model assumes bytes behind a shared reference do not
-            // change. What makes this acceptable here: the only readers are cat's formatter
-            // and wc's counters (hence pub(crate)), which treat the bytes as arbitrary values
-            // and derive no length, index bound or other invariant from a byte that a second
-            // read of the same byte would have to confirm (every byte indexes 256-entry tables
-            // or is copied or compared, every position is checked against the slice's length),
-            // so a changed byte can change the output, never memory safety.
+            // SAFETY: [addr, addr + map_len) stays mapped and readable until drop: the SIGBUS
+            // handler replaces pages past the file's end with zero pages, never unmaps them.
+            // Another process, or the handler, may change the bytes while we read them, though
+            // Rust assumes bytes behind a shared reference do not change. But the only readers,
+            // cat's formatter and wc's counters (pub(crate), through `Changing`), derive no
+            // length, index bound or other invariant from a byte that a second read would have
+            // to confirm. So a changed byte can change the output, never memory safety.
             unsafe { std::slice::from_raw_parts((self.addr + self.skip) as *const u8, self.len) }
         }
 
@@ -218,8 +210,7 @@ mod imp {
         }
 
         pub fn cut(&self) -> Option<usize> {
-            // The reads of the mapping before this call (the caller's formatting, `touch`) are
-            // not moved after the load below by the compiler.
+            // Keeps the compiler from moving earlier reads of the mapping past the load below.
             compiler_fence(Ordering::SeqCst);
             match self.watched.cut.load(Ordering::SeqCst) {
                 usize::MAX => None,
@@ -266,9 +257,8 @@ mod imp {
     }
 }
 
-/// Whether files on `fd`'s file system are mapped (false where `MAPPED_FILES` is): disk and
-/// memory file systems (ext2/3/4, xfs, btrfs, tmpfs, f2fs, zfs, overlayfs, bcachefs), never
-/// /proc, /sys and the like.
+/// Whether files on `fd`'s file system are mapped: disk and memory file systems where the build
+/// maps files (`MAPPED_FILES`), never /proc, /sys and the like.
 pub fn maps_files_on(fd: Fd) -> bool {
     imp::plain_file_system(fd)
 }
@@ -278,11 +268,9 @@ pub fn maps_files_on(fd: Fd) -> bool {
 pub struct Mapping(imp::Mapping);
 
 impl Mapping {
-    /// Maps `len` bytes of `fd` from `offset` (any offset; the mapping starts at its page).
-    /// Fails where files are not mapped (see `MAPPED_FILES`), on other file systems than
-    /// `maps_files_on` accepts, when SIGBUS is not at its default action or is blocked (the
-    /// handler that makes a shrinking file safe could not work), or when the file cannot be
-    /// mapped.
+    /// Maps `len` bytes of `fd` from `offset` (any offset; the mapping starts at its page). Fails
+    /// where `maps_files_on` says no, where SIGBUS is not at its default action or is masked (the
+    /// handler that makes a shrinking file safe could not work), or where mmap fails.
     pub fn new(fd: Fd, offset: u64, len: usize) -> io::Result<Mapping> {
         imp::Mapping::new(fd, offset, len).map(Mapping)
     }
@@ -298,8 +286,7 @@ impl Mapping {
         self.0.touch(at)
     }
 
-    /// Where the file was found to end (a SIGBUS): from there on, `bytes()` are zeros, not the
-    /// file's. None while every page touched was the file's.
+    /// Where a SIGBUS found the file to end, from which `bytes()` are zeros; None until then.
     pub(crate) fn cut(&self) -> Option<usize> {
         self.0.cut()
     }

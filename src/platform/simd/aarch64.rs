@@ -1,6 +1,5 @@
-//! NEON, enabled at compile time on aarch64 (the aarch64 Linux and macOS targets enable it: it is
-//! part of their baseline), so every CPU the build runs on has it: a block is four 16-byte
-//! registers, and a mask's bits are gathered by pairwise additions.
+//! NEON, part of the aarch64 Linux and macOS targets' baseline, so every CPU the build runs on
+//! has it. A block is four 16-byte registers; a mask's bits are gathered by pairwise additions.
 
 use super::Kernel;
 use super::block::{Block64, Mask, lanewise};
@@ -14,9 +13,8 @@ pub struct Neon([uint8x16_t; 4]);
 #[derive(Clone, Copy)]
 pub struct NeonMask([uint8x16_t; 4]);
 
-// SAFETY (every `unsafe` block of both impls): NEON is part of these targets' baseline (enabled
-// at compile time): its instructions run on every CPU the build runs on, and closures compile to
-// them too; loads read the 64 bytes of a checked slice, which vld1q_u8 needs no alignment for.
+// SAFETY (every `unsafe` block of both impls): NEON is these targets' baseline, so every CPU of
+// the build runs it, closures too; loads read a checked slice's 64 bytes, which need no alignment.
 impl Block64 for Neon {
     lanewise!(Neon, NeonMask, [0, 1, 2, 3] of 16, kernel: Kernel::Neon, |a, b| {
         load(p): vld1q_u8(p), splat(x): vdupq_n_u8(x),
@@ -83,11 +81,9 @@ impl Block64 for Neon {
 impl Mask for NeonMask {
     lanewise!(mask NeonMask, [0, 1, 2, 3], |a, b| or: vorrq_u8(a, b));
 
-    /// Each lane keeps its bit of a byte, and three rounds of pairwise additions gather them.
-    ///
-    /// The additions are written out: LLVM turns `vpaddq_u8` of these disjoint bits into `uzp1`,
-    /// `uzp2` and `orr`, three instructions for each `addp`, which doubled the cost of every mask
-    /// (18 instructions instead of 9).
+    /// Each lane keeps its bit of a byte, and three levels of pairwise additions gather them.
+    /// Written out: LLVM turns `vpaddq_u8` of these disjoint bits into `uzp1`, `uzp2` and `orr`
+    /// for each `addp`, a costlier mask (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     unsafe fn bits(self) -> u64 {
         const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];

@@ -1,12 +1,6 @@
-//! The primitives of a 64-byte block, [`Block64`]: 64 bytes in whatever registers an
-//! instruction set has (four SSE2 or NEON registers, two AVX2 ones, one AVX-512 register, eight
-//! 64-bit words for SWAR), as BurntSushi's `memchr` has its `Vector` trait. A compare gives the
-//! set's own [`Mask`] type (byte vectors on SSE2, AVX2 and NEON, a mask register on AVX-512,
-//! high bits of words on SWAR), which becomes a 64-bit mask only at the end. An instruction-set
-//! file implements the primitives, each in its set's best form; where a set does better than a
-//! primitive's default, it overrides it, and says why. No algorithm lives here: the masks
-//! (`masks.rs`) and each kernel family (`utf8.rs`, `notation.rs`, `patterns.rs`) are written
-//! over these primitives.
+//! The primitives of a 64-byte block, [`Block64`], as `memchr`'s `Vector` trait. A compare gives
+//! the set's own [`Mask`], made a 64-bit mask only at the end. A set's file overrides a default
+//! where it does better, and says why. No algorithm lives here.
 
 use super::Kernel;
 
@@ -20,8 +14,7 @@ use super::Kernel;
 pub trait Block64: Copy {
     /// What a compare gives: one bit (or byte) per byte of the block.
     type Mask: Mask;
-    /// The kernel this set is: what the families choose their kernels by (see
-    /// [`Kernel::table_lookups`] and [`super::Families`]).
+    /// The kernel this set is, by which the families choose theirs ([`super::Families`]).
     const KERNEL: Kernel;
 
     /// The 64 bytes at `bytes[at..at + 64]` (panics when they are not all there).
@@ -53,8 +46,7 @@ pub trait Block64: Copy {
     unsafe fn ge(self, other: Self) -> Self::Mask;
     /// `self[i] <= other[i]`, both unsigned.
     unsafe fn le(self, other: Self) -> Self::Mask;
-    /// Bit 7 of each byte. Only to combine with other masks and to take as bits: not a compare's
-    /// full bytes, so not for [`Self::count`].
+    /// Bit 7 of each byte: not a compare's full bytes, so not for [`Self::count`].
     unsafe fn signs(self) -> Self::Mask;
     /// Whether any byte is not zero.
     unsafe fn any(self) -> bool;
@@ -62,17 +54,15 @@ pub trait Block64: Copy {
     unsafe fn count(self, mask: Self::Mask) -> Self;
     /// The sum of the 64 bytes, unsigned.
     unsafe fn sum(self) -> u64;
-    /// `self.or(other)`, for an accumulator that is only tested with [`Self::any`]: where a
-    /// block is two registers, the set may or both halves into the first and keep the second
-    /// zero, so that a loop holds one register for it (and one more for its constants).
+    /// `self.or(other)`, for an accumulator only tested with [`Self::any`]. Where a block is two
+    /// registers, both halves may go into the first, so a loop frees one register for constants.
     #[inline(always)]
     unsafe fn or_into_first(self, other: Self) -> Self {
         // SAFETY: the caller's guarantee (see the trait).
         unsafe { self.or(other) }
     }
-    /// `self.count(mask)`, for a tally that is only read with [`Self::sum`]: as with
-    /// [`Self::or_into_first`], the set may count both halves of `mask` in the first register,
-    /// whose byte counters then take up to two a block.
+    /// `self.count(mask)`, for a tally only read with [`Self::sum`]: as [`Self::or_into_first`],
+    /// both halves may count in the first register, whose counters then take up to two a block.
     #[inline(always)]
     unsafe fn count_into_first(self, mask: Self::Mask) -> Self {
         // SAFETY: the caller's guarantee (see the trait).
@@ -91,9 +81,7 @@ pub trait Block64: Copy {
         // SAFETY: the caller's guarantee (see the trait).
         unsafe { self.and(Self::splat(0x0f)) }
     }
-    /// `table[byte & 15]` for each byte below 0x80; a byte from 0x80 gets that or 0 (x86's
-    /// shuffles give 0 there, without the mask), so only for a look-up compared with the byte
-    /// itself.
+    /// `table[byte & 15]` below 0x80, that or 0 above (x86 gives 0): only to compare with the byte.
     #[inline(always)]
     unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Self {
         // SAFETY: the caller's guarantee (see the trait).
@@ -114,11 +102,10 @@ pub trait Mask: Copy {
     unsafe fn any(self) -> bool;
 }
 
-/// Implements the lane-wise part of [`Block64`] for a block that is an array of registers (or
-/// words) `[lanes] of width` bytes each, and `or` of its mask: each primitive is one expression
-/// of a register, applied to every one (`load` of `p`, a pointer to the register's bytes;
-/// `splat` of the byte `x`; the others of a pair of registers, `a` of `self` and `b` of `other`,
-/// a block or for `count` a mask).
+/// Implements the lane-wise part of [`Block64`], and its mask's `or`, for a block that is an
+/// array of registers (or words) `[lanes] of width` bytes. Each primitive is one expression,
+/// applied to every register: `load` of `p`, a pointer to its bytes; `splat` of the byte `x`;
+/// the others of `a` from `self` and `b` from `other` (a block, or for `count` a mask).
 macro_rules! lanewise {
     ($block:ident, $mask:ident, [$($i:tt),*] of $width:literal, kernel: $kernel:expr, |$a:ident, $b:ident| {
         load($p:ident): $load:expr, splat($x:ident): $splat:expr,

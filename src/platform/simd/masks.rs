@@ -1,7 +1,6 @@
-//! The masks of 64-byte blocks that `wc`'s and `cat`'s loops use ([`Masks`]), written once
-//! over [`Block64`]'s primitives: bytes equal to one, above one, in a class (controls, ASCII
-//! white space), tallies of them kept in registers, and 64-entry table look-ups. The kernel
-//! families that need more live in files of their own (`utf8.rs`, `notation.rs`, `patterns.rs`).
+//! [`Masks`], the block masks of `wc`'s and `cat`'s loops, written once over [`Block64`]'s
+//! primitives: bytes equal to one, above one or in a class (controls, ASCII white space),
+//! tallies of them, and 64-entry table look-ups.
 
 use super::{Block64, Families, Mask, prefetch};
 use crate::platform::Changing;
@@ -11,24 +10,20 @@ use std::marker::PhantomData;
 /// The most blocks one [`Tally`] may count (a byte counter per lane).
 pub const TALLY_MAX: usize = 255;
 
-/// For each low nibble, the ASCII white-space byte that has it (SPACE, TAB, LF, VT, FF, CR),
-/// or a byte with another low nibble (which no byte with this nibble equals).
+/// For each low nibble, the ASCII white-space byte that has it, or a byte with another nibble.
 const SPACE_BY_LOW_NIBBLE: [u8; 16] =
     [b' ', 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'\t', b'\n', 0x0b, 0x0c, b'\r', 0xff, 0];
 
-/// The masks of 64-byte blocks that `wc`'s and `cat`'s loops use, in the instruction set of
-/// `B`: bit i of each result stands for `block[i]`. Only [`super::with_masks`] makes one, after
-/// it checked that the CPU has the set: holding one proves that `B`'s instructions can run.
+/// The block masks in `B`'s instruction set, bit i for `block[i]`. Only [`super::with_masks`]
+/// makes one, once it has checked the CPU: holding one proves that `B`'s instructions run.
 #[derive(Clone, Copy)]
 pub struct Masks<B> {
-    /// The CPU's features, which choose the kernel of each family that runs with `B` (see
-    /// [`Self::families`]).
+    /// The CPU's features, which choose the families' kernels ([`Self::families`]).
     features: Features,
     block: PhantomData<B>,
 }
 
-/// A running count of the bytes of up to [`TALLY_MAX`] blocks that a compare found, kept in
-/// vector registers (see [`Masks::tally`]).
+/// A count of the bytes a compare found in up to [`TALLY_MAX`] blocks, in vector registers.
 #[derive(Clone, Copy)]
 pub struct Tally<B>(B);
 
@@ -41,8 +36,7 @@ impl<B: Block64> Masks<B> {
         Masks { features, block: PhantomData }
     }
 
-    /// The kernel of each family that runs with these masks: known when compiled where it
-    /// depends on `B` alone (AVX2 always runs AVX2's notation), else a test of a feature.
+    /// Each family's kernel with these masks, known at compile time where `B` alone decides.
     #[inline(always)]
     pub fn families(self) -> Families {
         Families::of(B::KERNEL, self.features)
@@ -96,8 +90,7 @@ impl<B: Block64> Masks<B> {
         unsafe { B::load(block, 0).lt_signed(B::splat(0xc0)).bits() }
     }
 
-    /// Below 0x20, 0x7f, or above: the bytes `cat -v` shows in `^` or `M-` notation (and TAB
-    /// and LF).
+    /// Below 0x20, 0x7f and above: the bytes `cat -v` shows as `^` or `M-` (and TAB and LF).
     #[inline(always)]
     pub fn control_or_high(self, block: Changing<'_, [u8; 64]>) -> u64 {
         let block = block.read_each_once();
@@ -172,8 +165,7 @@ impl<B: Block64> Masks<B> {
         Tally(unsafe { tally.0.count(B::load(block, 0).eq(B::splat(byte))) })
     }
 
-    /// `tally` plus the continuation bytes of `block` (0x80..=0xbf; not with [`Self::tally`] in
-    /// the same count).
+    /// `tally` plus the continuation bytes of `block` (not mixed with [`Self::tally`] in a count).
     #[inline(always)]
     pub fn tally_continuation(self, tally: Tally<B>, block: Changing<'_, [u8; 64]>) -> Tally<B> {
         let block = block.read_each_once();
@@ -196,9 +188,8 @@ impl<B: Block64> Masks<B> {
         unsafe { count_byte::<B>(buf, byte) }
     }
 
-    /// Whether [`Self::lookup64`] of a whole block costs less than handling its bytes one by
-    /// one: a vector look-up here; else a loop over 64 bytes, which pays only where the block
-    /// holds many bytes that need one.
+    /// Whether [`Self::lookup64`] of a block costs less than its bytes one by one: where it is a
+    /// vector look-up. A loop over 64 bytes pays only where many of them need a look-up.
     #[inline(always)]
     pub fn lookups_pay(self) -> bool {
         B::KERNEL.table_lookups()
@@ -217,8 +208,8 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// The bytes of `buf` equal to `byte`: the compares of each pair of blocks counted in byte
-/// lanes, summed before any lane could wrap (two a pair, 127 pairs).
+/// The bytes of `buf` equal to `byte`, counted in byte lanes a pair of blocks at a time and
+/// summed before a lane could wrap (after 127 pairs).
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).

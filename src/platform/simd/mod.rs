@@ -1,23 +1,15 @@
-//! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time, in the shape of
-//! BurntSushi's `memchr`.
+//! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time, as in `memchr`.
 //!
-//! * [`Block64`] (`block.rs`): the primitives of a 64-byte block (loads, compares, masks,
-//!   counts, shuffles), one implementation per instruction set: `x86_64/sse2.rs` (x86-64's
-//!   baseline), `x86_64/avx2.rs`, `x86_64/avx512.rs`, `aarch64.rs` (NEON, aarch64's baseline) and
-//!   `swar.rs` (plain Rust, 8 bytes at a time: the portable kernel everywhere, and the only block
-//!   of other targets and of the `portable` build).
+//! * [`Block64`] (`block.rs`): a block's primitives, one implementation per instruction set:
+//!   `x86_64/` (SSE2, the baseline; AVX2; AVX-512), `aarch64.rs` (NEON, the baseline), and
+//!   `swar.rs` (plain Rust: the portable kernel, and the block of other targets).
 //! * [`Masks`] (`masks.rs`): the masks every loop uses, written once over the primitives.
-//! * The kernel families, a file each: the UTF-8 checks (`utf8.rs`), cat's notation
-//!   (`notation.rs`), short byte patterns (`patterns.rs`). A family is written once over the
-//!   primitives where it can be, and per instruction set only where a set does it better
-//!   (`x86_64/`). [`Families::of`] chooses each family's kernel from the block kernel and the
-//!   CPU's features: a family a CPU can run from a lower set is inherited (AVX-512 without VBMI2
-//!   runs AVX2's notation), so nothing falls back to scalar because a newer set lacks it.
+//! * The kernel families, a file each: UTF-8 checks, cat's notation, byte patterns. Each is
+//!   written over the primitives, and per set only where a set does better (`x86_64/`).
+//!   [`Families::of`] chooses; a set without its own kernel inherits a lower set's.
 //!
-//! [`with_masks`] is the one place a kernel is chosen: it runs the caller's work ([`WithMasks`])
-//! with the masks of the kernel asked for ([`Kernel::best`], from the one feature source,
-//! [`super::cpu::features`]), from a function compiled for its instruction set; holding a
-//! [`Masks`] is the proof that the CPU runs it.
+//! [`with_masks`] is the one place a kernel is chosen: it runs the caller's [`WithMasks`] in a
+//! function compiled for the kernel's set. Holding a [`Masks`] proves that the CPU runs it.
 
 use super::Changing;
 use std::ffi::CStr;
@@ -43,8 +35,7 @@ pub use notation::Notation;
 pub use patterns::{BY_COMPARES, BY_SELECTION, BY_TOP, BytePatterns, NibblePatterns};
 pub use utf8::{UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX, Utf8Check, Utf8Ranges, utf8_cut_before, utf8_tables};
 
-/// The vector set every CPU this build runs on has: SSE2 on x86-64, NEON on aarch64 (none
-/// elsewhere and with `portable`: SWAR stands in).
+/// The vector set every CPU of this build has: SSE2 on x86-64, NEON on aarch64, else SWAR.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 type Baseline = x86_64::Sse2;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
@@ -58,8 +49,7 @@ type Baseline = swar::Swar;
 /// An instruction set a kernel is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
-    /// No vector instruction set: plain Rust, 8 bytes at a time (SWAR), the same code on every
-    /// target, and the only kernel of the portable build.
+    /// No vector set: SWAR in plain Rust on every target, the `portable` build's only kernel.
     Portable,
     /// aarch64's baseline.
     Neon,
@@ -94,9 +84,7 @@ impl Kernel {
         }
     }
 
-    /// The target features the kernel's code is compiled for (the `#[target_feature(enable)]`
-    /// of `with_avx2` and `with_avx512`): it runs only where the CPU has every one. The
-    /// baselines need none beyond the build's own.
+    /// The target features the kernel's code is compiled for: it runs only where the CPU has all.
     pub fn target_features(self) -> &'static [&'static str] {
         match self {
             Kernel::Portable | Kernel::Neon | Kernel::Sse2 => &[],
@@ -147,11 +135,10 @@ impl Kernel {
         }
     }
 
-    /// What GNU 9.12's `wc --debug` says it checked for line counting, in GNU's words (its
-    /// message ids, for the catalog): on x86-64 AVX-512, then (when not used) AVX2; on aarch64
-    /// NEON; elsewhere nothing. Said of the kernel in use, so `GLIBC_TUNABLES` and
-    /// `RAPIDUTILS_SIMD` are reflected. A build without the AVX-512 kernel (a compiler older
-    /// than 1.89) on a CPU that has AVX-512 says what a GNU built without it says: AVX2 alone.
+    /// What GNU 9.12's `wc --debug` says it checked for line counting, as GNU's message ids: on
+    /// x86-64 AVX-512, then (when not used) AVX2; on aarch64 NEON; elsewhere nothing. Said of the
+    /// kernel in use, so `GLIBC_TUNABLES` and `RAPIDUTILS_SIMD` count. A build without AVX-512
+    /// (compiler older than 1.89) on an AVX-512 CPU says what a GNU built without it does: AVX2.
     pub fn gnu_debug_report(self) -> &'static [&'static CStr] {
         if cfg!(target_arch = "x86_64") {
             match self {
@@ -174,8 +161,7 @@ impl Kernel {
         Kernel::ALL.into_iter().rev().skip_while(|&k| k != self).find(|k| k.is_available()).unwrap_or(Kernel::Portable)
     }
 
-    /// The fastest kernel this CPU runs, decided once. `RAPIDUTILS_SIMD=portable|neon|sse2|avx2|avx512`
-    /// picks a slower one instead (for tests and comparisons; a kernel the CPU lacks is ignored).
+    /// The fastest kernel this CPU runs, decided once, or a slower one `RAPIDUTILS_SIMD` names.
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
         *BEST.get_or_init(|| {
@@ -189,8 +175,7 @@ impl Kernel {
     }
 }
 
-/// The kernel of each family that runs beside a block kernel: a pure function of the block
-/// kernel and the CPU's features, so that a test can ask it of CPUs this machine is not.
+/// Each family's kernel beside a block kernel: a pure function, so tests can ask it of other CPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Families {
     pub notation: Notation,
@@ -213,11 +198,8 @@ pub trait WithMasks {
     fn run<B: Block64>(self, masks: Masks<B>) -> Self::Output;
 }
 
-/// Runs `work` with the block masks of `kernel` (or of the best one below it this build and CPU
-/// have, [`Kernel::or_below`]), from a function compiled for that instruction set: for AVX2 and
-/// AVX-512 also BMI1/2, POPCNT and LZCNT ([`Kernel::target_features`]), so what `work` inlines
-/// uses `popcnt`, `tzcnt`, `lzcnt` and VEX or EVEX encodings too. The portable kernel runs the
-/// SWAR masks; the baseline kernels (SSE2 on x86-64, NEON on aarch64) the baseline's.
+/// Runs `work` with the block masks of `kernel`, or the best below it that this build and CPU
+/// have, in a function compiled for its set ([`Kernel::target_features`]) that `work` inlines into.
 #[inline(always)]
 pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
     let features = super::cpu::features();
@@ -255,16 +237,13 @@ pub fn count_byte(buf: Changing<'_>, byte: u8) -> u64 {
     with_best_masks(Count(buf, byte))
 }
 
-/// How far ahead of the byte being formatted `prefetch_ahead` asks for the input: far enough to
-/// cover a memory access, and past a page boundary (where the hardware prefetchers stop) before
-/// the loop gets there. Matters when the input is a mapping of the page cache rather than a
-/// read buffer that the kernel's copy just left in the cache; 2 KiB measured faster there than
-/// 512 bytes or 4 KiB (benches/RESULTS.md, "Figures behind code comments").
+/// How far ahead [`prefetch_ahead`] asks for input: past a memory access and a page boundary
+/// (where hardware prefetchers stop) before the loop gets there, for mappings of the page cache.
+/// 2 KiB was the best distance tried (benches/RESULTS.md, "Figures behind code comments").
 const PREFETCH_DISTANCE: usize = 2048;
 
-/// Asks the CPU to bring `input[at + PREFETCH_DISTANCE]`'s cache line in (nothing where the
-/// build has no stable prefetch instruction to ask with: aarch64's is not stable in Rust). Never
-/// faults, also past the end of `input`.
+/// Asks the CPU to bring `input[at + PREFETCH_DISTANCE]`'s cache line in; never faults, even past
+/// the end. Does nothing without a stable prefetch instruction (aarch64's is not stable in Rust).
 #[inline(always)]
 pub fn prefetch_ahead(input: Changing<'_>, at: usize) {
     prefetch(input.read_each_once(), at)

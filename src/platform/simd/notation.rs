@@ -1,17 +1,16 @@
 //! `cat -v`'s notation: [`shown`], the one definition of what `cat` shows for each byte, and the
-//! kernels that build the notation of whole 64-byte blocks in registers, whatever how many of
-//! their bytes need it. Where a kernel has none, `cat` maps the bytes itself
-//! (`cat::format::map`), from tables made by [`shown`], which the kernels are tested against.
+//! kernels that build it for whole blocks in registers. Without such a kernel, `cat` maps the
+//! bytes itself (`cat::format::map`) from tables made by [`shown`].
 
 use super::{Block64, Kernel, Masks};
 use crate::platform::Changing;
 use crate::platform::cpu::Features;
 
-/// What `cat` shows for `byte`, and how many of the four bytes: with `nonprinting` (-v), `M-`
-/// before a byte above 0x7f (then taken less 0x80), and a control as `^` and the byte with
-/// bit 6 flipped (DEL as `^?`); TAB as `^I` with `tabs`, else as itself (also under -v); LF
-/// as `$` LF with `ends`. Without -v, CR as `^M` with `ends` (GNU 9.12 shows a CR so only just
-/// before a LF: callers ask for it only there).
+/// What `cat` shows for `byte`, and how many of the four bytes. With `nonprinting` (-v), `M-`
+/// before a byte above 0x7f (then taken less 0x80), and a control as `^` and the byte with bit 6
+/// flipped (DEL as `^?`). TAB as `^I` with `tabs`, else as itself (also under -v); LF as `$` LF
+/// with `ends`. Without -v, CR as `^M` with `ends` (GNU 9.12 does so only just before a LF:
+/// callers ask only there).
 pub const fn shown(byte: u8, nonprinting: bool, tabs: bool, ends: bool) -> ([u8; 4], usize) {
     match byte {
         b'\n' if ends => ([b'$', b'\n', 0, 0], 2),
@@ -58,8 +57,7 @@ pub enum Notation {
 #[cfg(test)]
 pub const PERMUTES_FEATURES: [&str; 2] = ["avx512vbmi", "avx512vbmi2"];
 
-/// The notation kernel of `kernel` on a CPU with `features`: AVX-512 with VBMI and VBMI2 has
-/// one of its own; AVX-512 without them runs AVX2's (its code is compiled for AVX2 too).
+/// The notation kernel of `kernel` on a CPU with `features` (AVX-512 lacking VBMI2 runs AVX2's).
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Notation {
     match kernel {
@@ -71,11 +69,9 @@ pub fn choose(kernel: Kernel, features: Features) -> Notation {
 }
 
 impl<B: Block64> Masks<B> {
-    /// `cat -v` notation of the whole 64-byte blocks of `input` (TAB as `^I` with `tabs`, LF
-    /// as `$` LF with `ends`, else both as they are), written from the start of `out` while it
-    /// has 256 bytes of room a block; returns the input bytes done and the output bytes
-    /// written. Bytes of `out` past those written may be overwritten. With
-    /// [`Notation::Steps`] nothing is done: (0, 0).
+    /// `cat -v` notation of the whole blocks of `input` (TAB as `^I` with `tabs`, LF as `$` LF
+    /// with `ends`), from the start of `out` while it has 256 bytes of room a block. Returns the
+    /// input and output bytes done (none with [`Notation::Steps`]); `out` past those may change.
     #[inline(always)]
     pub fn notation(self, input: Changing<'_>, tabs: bool, ends: bool, out: &mut [u8]) -> (usize, usize) {
         let input = input.read_each_once();

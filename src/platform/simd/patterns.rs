@@ -1,17 +1,15 @@
-//! Short byte sequences found in 64-byte windows: up to six two- or three-byte patterns, each a
-//! lead byte, a second byte and none or a set of third bytes, as `wc` finds the multibyte
-//! white space of UTF-8. Each kernel finds them its cheapest way ([`Masks::patterns_how`]): by
-//! nibble table look-ups where it has a byte shuffle, reading the two-byte forms from sign bits
-//! where there is one (glibc's spaces), and by compares where it has no shuffle.
+//! Short byte patterns found in windows (a block and its next two bytes), as `wc` finds UTF-8's
+//! multibyte white space: up to six, each a lead byte, a second byte, and none or a set of third
+//! bytes. [`Masks::patterns_how`] picks a kernel's cheapest method: nibble look-ups where it has
+//! a byte shuffle (with a two-byte form read from sign bits, as for glibc's spaces), else compares.
 
 use super::{Block64, Mask, Masks};
 use crate::platform::Changing;
 
-/// Up to eight byte patterns of up to three bytes, as nibble look-up tables (the shuffle-based
-/// classification of simdjson and simdutf): pattern k matches at i when, for each position j,
-/// bit k is set in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So the bytes a
-/// pattern allows at a position are a set of high nibbles times a set of low nibbles (a set of
-/// another shape takes several patterns), and a position past its length allows every byte.
+/// Up to eight patterns of up to three bytes as nibble look-up tables (simdjson's and simdutf's
+/// shuffle-based classification). Pattern k matches at i when, for each position j, bit k is set
+/// in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So a pattern allows at a position a
+/// set of high nibbles times a set of low nibbles; a position past its length allows any byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NibblePatterns {
     pub lo: [[u8; 16]; 3],
@@ -19,16 +17,14 @@ pub struct NibblePatterns {
 }
 
 impl NibblePatterns {
-    /// The patterns (bits) that match at the start of `bytes` (three bytes or more): the
-    /// tests' reference.
+    /// The patterns (bits) that match at the start of `bytes`: the tests' reference.
     #[cfg(test)]
     pub fn at(&self, bytes: &[u8]) -> u8 {
         (0..3)
             .fold(0xff, |acc, j| acc & self.lo[j][usize::from(bytes[j] & 15)] & self.hi[j][usize::from(bytes[j] >> 4)])
     }
 
-    /// Lets pattern `bit` (a single bit) take the bytes `highs` x `lows` (nibble sets as bit
-    /// masks) at position `j`.
+    /// Lets pattern `bit` take the bytes `highs` x `lows` (nibble sets, as bits) at position `j`.
     pub fn allow(&mut self, bit: u8, j: usize, highs: u16, lows: u16) {
         for n in 0..16 {
             if highs >> n & 1 != 0 {
@@ -44,16 +40,14 @@ impl NibblePatterns {
 /// The patterns, in both forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BytePatterns {
-    /// The distinct lead bytes, second bytes and lone third bytes the patterns test. Unused
-    /// entries repeat entry 0 (and unused patterns repeat pattern 0): every entry is tested,
-    /// so the loops have fixed counts and compile to straight-line code.
+    /// The distinct lead, second and lone third bytes the patterns test. Unused entries (and
+    /// patterns) repeat the first: the loops test every entry, so they compile straight-line.
     leads: [u8; LEADS],
     seconds: [u8; SECONDS],
     thirds: [u8; THIRDS],
     /// Each pattern: its entry of `leads`, of `seconds`, and what completes it.
     patterns: [(usize, usize, Third); PATTERNS],
-    /// The same patterns as nibble look-up patterns, and which pattern bits are two-byte and
-    /// three-byte forms; all zero (and `by_tables` false) where they need more than eight.
+    /// The nibble patterns, and which bits are two- and three-byte forms; zero where over eight.
     nibbles: (NibblePatterns, u8, u8),
     by_tables: bool,
 }
@@ -65,20 +59,19 @@ enum Third {
     None,
     /// The one third byte at this entry of `thirds` (U+3000, U+1680).
     Entry(usize),
-    /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (the
-    /// U+2000 block, where the common punctuation shares the first two bytes).
+    /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (U+2000 to
+    /// U+203F, where common punctuation shares the first two bytes).
     Set(u64),
 }
 
-/// Entries (glibc's spaces: patterns C2 A0, E1 9A, E2 80, E2 81, E3 80; leads C2 E1 E2 E3; seconds
-/// A0 9A 80 81; lone thirds 80. musl has C2 85 for U+0085 where glibc has E1 9A 80); patterns
-/// that need more are refused.
+/// The entries: enough for glibc's spaces (C2 A0, E1 9A, E2 80, E2 81, E3 80) and musl's (C2 85
+/// for U+0085 where glibc has E1 9A 80). Patterns that need more are refused.
 const PATTERNS: usize = 6;
 const LEADS: usize = 4;
 const SECONDS: usize = 4;
 const THIRDS: usize = 2;
 
-/// The ways of [`Masks::pattern_bytes`]: table look-ups with the two-byte forms in the sign
+/// The methods of [`Masks::pattern_bytes`]: table look-ups with the two-byte forms in the sign
 /// bits, table look-ups with selection masks, compares.
 pub const BY_TOP: u8 = 0;
 pub const BY_SELECTION: u8 = 1;
@@ -128,11 +121,10 @@ impl BytePatterns {
         })
     }
 
-    /// The patterns as nibble patterns: a lead and a second byte (each one byte: one nibble of
-    /// each kind), and for three-byte forms the third bytes grouped by high nibble into sets of
-    /// equal low nibbles, one pattern each (glibc's spaces: seven patterns). Three-byte patterns
-    /// take the low bits, two-byte ones the high bits: glibc's one two-byte space (U+00A0) is
-    /// bit 7, which a vector's sign bits give without a test.
+    /// The patterns as nibble patterns: third bytes grouped by high nibble into sets of equal
+    /// low nibbles, one pattern each (glibc's spaces: seven). Three-byte patterns take the low
+    /// bits, two-byte ones the high bits: glibc's one two-byte space (U+00A0) is bit 7, which
+    /// sign bits give without a test.
     fn nibbles(pairs: &[(u8, u8, u64)]) -> Option<(NibblePatterns, u8, u8)> {
         let one = |b: u8| (1u16 << (b >> 4), 1u16 << (b & 15));
         // (lead, second, the third bytes' nibble sets or None for a two-byte form)
@@ -212,8 +204,7 @@ impl BytePatterns {
         (spread as u64, (spread >> 64) as u64)
     }
 
-    /// The candidates (lead and second byte of a `Set` pattern) whose third byte completes a
-    /// pattern.
+    /// The candidates (a `Set` pattern's lead and second byte) that a third byte completes.
     #[inline(never)]
     fn confirm(&self, block: &[u8; 64], after: &[u8; 2], mut candidates: u64) -> u64 {
         let byte_at = |q: usize| if q < 64 { block[q] } else { after[q - 64] };
@@ -234,9 +225,8 @@ impl BytePatterns {
     }
 }
 
-/// The bytes of the patterns that begin where `starts` says (`[any, two-byte]`): two bits
-/// from each two-byte start, three from each three-byte one, the bits past 64 in the second
-/// word.
+/// The bytes of the patterns that begin where `starts` says (`[any, two-byte]`), the bits past
+/// 64 in the second word.
 #[inline(always)]
 fn spread(starts: [u64; 2]) -> (u64, u64) {
     let [any, two] = starts;
@@ -246,9 +236,8 @@ fn spread(starts: [u64; 2]) -> (u64, u64) {
 }
 
 impl<B: Block64> Masks<B> {
-    /// How this kernel finds `patterns` cheapest (the `HOW` of [`Self::pattern_bytes`]). Where
-    /// it is a table look-up, a window is worth [`Self::may_begin`] first: the look-up costs
-    /// more than the test; compares test the leads first themselves.
+    /// How this kernel finds `patterns` cheapest (the `HOW` of [`Self::pattern_bytes`]). A table
+    /// look-up is worth [`Self::may_begin`] first, which costs less; compares test leads first.
     pub fn patterns_how(self, patterns: &BytePatterns) -> u8 {
         match patterns.nibbles.1 {
             _ if !B::KERNEL.table_lookups() || !patterns.by_tables => BY_COMPARES,
@@ -258,9 +247,8 @@ impl<B: Block64> Masks<B> {
     }
 
     /// The bytes of the patterns that begin in `window[..64]`: bit i for `window[i]`, and the
-    /// bits past 64 (the last bytes of a pattern that begins in the last two) in the second
-    /// mask, bit 0 for `window[64]`. `HOW`: from [`Self::patterns_how`] (every way gives the
-    /// same bits; the table ways need `patterns` to have nibble patterns).
+    /// bits past 64 in the second mask. `HOW` is [`Self::patterns_how`]'s: every method gives the
+    /// same bits, but the table ones need `patterns` to have nibble patterns.
     #[inline(always)]
     pub fn pattern_bytes<const HOW: u8>(self, window: Changing<'_, [u8; 66]>, patterns: &BytePatterns) -> (u64, u64) {
         let window = window.read_each_once();
@@ -278,16 +266,15 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Whether a pattern may begin in `block` (a table way only): false when none does.
+    /// Whether a pattern may begin in `block` (table methods only): false when none does.
     #[inline(always)]
     pub fn may_begin(self, block: Changing<'_, [u8; 64]>, patterns: &BytePatterns) -> bool {
         let block = block.read_each_once();
         self.may_start(Changing::of(block), &patterns.nibbles.0)
     }
 
-    /// Where byte patterns begin in a 64-byte block: bit i of result `r` is set when a pattern
-    /// among `select[r]` matches at `window[i..]` (`window` holds the block and its next two
-    /// bytes). See [`NibblePatterns`].
+    /// Where [`NibblePatterns`] begin in a block: bit i of result `r` is set when a pattern among
+    /// `select[r]` matches at `window[i..]`.
     #[inline(always)]
     pub fn pattern_starts(
         self,
@@ -304,9 +291,8 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] with
-    /// the selections 0xff and 0x80, which need no selection mask (the bytes not zero and their
-    /// sign bits).
+    /// Where any pattern begins, and where pattern bit 7 does: [`Self::pattern_starts`] of
+    /// 0xff and 0x80, which need no selection mask (bytes not zero, and sign bits).
     #[inline(always)]
     pub fn pattern_starts_top(self, window: Changing<'_, [u8; 66]>, patterns: &NibblePatterns) -> [u64; 2] {
         let window = window.read_each_once();
@@ -317,8 +303,7 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Whether a byte of `block` may begin one of the patterns (its first byte is allowed: the
-    /// one position's look-ups of [`Self::pattern_starts`]).
+    /// Whether a byte of `block` may begin a pattern: [`Self::pattern_starts`]'s first position.
     #[inline(always)]
     pub fn may_start(self, block: Changing<'_, [u8; 64]>, patterns: &NibblePatterns) -> bool {
         let block = block.read_each_once();
@@ -330,8 +315,7 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// The patterns that begin at each byte: the three positions' nibble look-ups and-ed together
-/// (a pattern's bit survives where all three bytes allow it).
+/// The patterns that begin at each byte: the three positions' nibble look-ups and-ed together.
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).
@@ -361,11 +345,8 @@ mod tests {
         bytes.iter().map(|&b| 1u64 << (b - 0x80)).sum()
     }
 
-    /// Every way of [`Masks::pattern_bytes`] (compares; table look-ups with selection masks;
-    /// with glibc's layout, with the sign bits), for every kernel, against a byte-by-byte
-    /// match, in pattern sets of two C libraries' white space: glibc's (U+00A0 the one
-    /// two-byte space, in pattern bit 7) and one with two two-byte spaces (musl's U+0085 and
-    /// U+00A0), on windows of spaces, near misses and invalid bytes at every alignment.
+    /// Every method of [`Masks::pattern_bytes`], on every kernel, against a byte-by-byte match,
+    /// for glibc's white space (one two-byte space, in bit 7) and one with two two-byte spaces.
     #[test]
     fn each_method_of_finding_patterns_finds_the_same() {
         let glibc = vec![

@@ -1,8 +1,6 @@
-//! SWAR ("SIMD within a register": eight 64-bit words of plain Rust): the portable kernel's
-//! block on every target, and the baseline of targets without a vector set the build uses (and
-//! of the `portable` build). Each word holds eight of the block's bytes, byte i of the block in
-//! bits `8 * (i % 8)..` of word `i / 8` whatever the CPU's byte order; a byte's carry or borrow
-//! never reaches the next byte.
+//! SWAR ("SIMD within a register"), a block as eight 64-bit words of plain Rust: the portable
+//! kernel's block, and the baseline where the build uses no vector set. Byte i is in bits
+//! `8 * (i % 8)..` of word `i / 8` whatever the byte order; no carry or borrow crosses bytes.
 
 use super::Kernel;
 use super::block::{Block64, Mask, lanewise};
@@ -65,7 +63,6 @@ impl Swar {
 // Plain Rust: every method is safe whatever the CPU.
 impl Block64 for Swar {
     lanewise!(Swar, SwarMask, [0, 1, 2, 3, 4, 5, 6, 7] of 8, kernel: Kernel::Portable, |a, b| {
-        // (Byte i of the block in bits 8 * (i % 8) of its word whatever the CPU's byte order.)
         load(p): u64::from_le(p.cast::<u64>().read_unaligned()), splat(x): u64::from(x) * ONES,
         and: a & b, or: a | b, xor: a ^ b, wrapping_sub: sub_bytes(a, b), saturating_sub: saturating_sub_bytes(a, b),
         // 255 less (255 less a, less b), and a plus what b has more (no byte carries).

@@ -5,9 +5,8 @@ use super::{
 use crate::platform::Changing;
 use crate::platform::cpu::Features;
 
-/// The kernels this build and CPU can run: the portable one always, and without the
-/// `portable` feature at least SSE2 on x86-64 and NEON on aarch64, so a count path cannot
-/// silently go untested.
+/// The kernels this build and CPU can run: always the portable one, and without `portable` at
+/// least SSE2 on x86-64 and NEON on aarch64, so that no count path silently goes untested.
 fn kernels(test: &str) -> Vec<Kernel> {
     let available = crate::testing::kernels(&format!("platform::simd::{test}"));
     assert!(available.contains(&Kernel::Portable));
@@ -106,8 +105,7 @@ impl WithMasks for Probe<'_> {
     }
 }
 
-/// The masks a test runs a probe with: a kernel's, or AVX-512's without VBMI and VBMI2 (as on
-/// Skylake-SP and Cascade Lake, which run AVX2's notation and checks).
+/// The masks a test runs a probe with: a kernel's, or AVX-512's without VBMI and VBMI2.
 #[derive(Clone, Copy, Debug)]
 enum Runner {
     Kernel(Kernel),
@@ -159,13 +157,12 @@ fn without_vbmi() -> Features {
     Features { avx512vbmi: false, avx512vbmi2: false, ..crate::platform::cpu::features() }
 }
 
-/// `probe()` (a new one each time) asked of every [`Runner`]: each answer with the name of
-/// what gave it.
+/// `probe()` (a new one each time) asked of every [`Runner`], each answer with its runner's name.
 fn every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>) -> Vec<(&'static str, Answer)> {
     runners(test).into_iter().map(|r| (r.name(), r.run(probe()))).collect()
 }
 
-/// Asserts that every block answers `probe()` with `want`.
+/// Asserts that every runner answers `probe()` with `want`.
 fn assert_every_block<'a>(test: &str, probe: impl Fn() -> Probe<'a>, want: &Answer, what: &str) {
     for (name, got) in every_block(test, probe) {
         assert_eq!(&got, want, "{name} {what}");
@@ -177,9 +174,8 @@ fn mask_of(block: &[u8], f: impl Fn(u8) -> bool) -> u64 {
     block.iter().enumerate().map(|(i, &b)| u64::from(f(b)) << i).sum()
 }
 
-/// Random trials for a test: all of them natively, two dozen under Miri (which interprets every
-/// vector instruction, and every block runs: it would take hours), enough for every round-robin
-/// variant (of 3 and of 4).
+/// Random trials for a test: all natively; under Miri, which interprets every vector instruction,
+/// two dozen, enough for every variant the trials cycle through (of 3 and of 4).
 fn trials(native: usize) -> usize {
     if cfg!(miri) { 24 } else { native }
 }
@@ -198,7 +194,7 @@ fn every_kernel_counts_like_a_plain_count_for_every_length_and_alignment() {
             }
         }
     }
-    // More than 127 pairs of blocks of matching bytes in a row (byte counters must not wrap).
+    // More than 127 pairs of blocks of matching bytes one after another (counters must not wrap).
     for len in [100_000, 127 * 128, 127 * 128 + 1, 127 * 128 + 64, 255 * 128, 256 * 128] {
         let buf = vec![b'\n'; len];
         assert_every_block(test, || Probe::Count(&buf, b'\n'), &Answer::Count(len as u64), &format!("{len}"));
@@ -294,8 +290,7 @@ proptest::proptest! {
     }
 }
 
-/// Every mask of blocks holding every byte value at every place, against their definitions
-/// (the short version of the property above, which Miri runs).
+/// Every mask of blocks with every byte value at every place (the property above, for Miri).
 #[test]
 fn block_masks_mark_exactly_their_bytes() {
     let buf: Vec<u8> = (0..=255u8).chain(0..64).chain([0x80; 64]).collect();
@@ -313,8 +308,7 @@ fn notation(b: u8, tabs: bool, ends: bool) -> Vec<u8> {
     bytes[..len].to_vec()
 }
 
-/// [`super::notation::shown`] under -v, written out for every byte: `M-` above 0x7f, `^` and
-/// the byte with bit 6 flipped for controls and DEL, TAB and LF as -T and -E say.
+/// [`super::notation::shown`] under -v, written out for every byte.
 #[test]
 fn the_notation_is_cat_v_for_every_byte() {
     for (tabs, ends) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -333,10 +327,9 @@ fn the_notation_is_cat_v_for_every_byte() {
     }
 }
 
-/// Every kernel's notation of whole blocks is what `cat -v` shows for every byte value at every
-/// place of a block, in blocks from none to all of whose bytes need notation, runs and plain
-/// text, at three alignments, with each of -T and -E or neither; or nothing, where the
-/// kernel's family is [`Notation::Steps`]. Only as many blocks as `out` has 256 bytes for.
+/// Every kernel's notation of whole blocks is what `cat -v` shows, or nothing with
+/// [`Notation::Steps`]: every byte value at every place, blocks where none to all bytes need
+/// notation, three alignments, -T, -E, both or neither; as many blocks as `out` has 256 bytes for.
 #[test]
 #[cfg_attr(miri, ignore = "AVX-512 intrinsics")]
 fn notation_writes_every_byte_as_cat_v_does() {
@@ -382,7 +375,7 @@ fn notation_writes_every_byte_as_cat_v_does() {
             }
         }
     }
-    // AVX2 and AVX-512 build notation in registers: AVX2's shuffles, or VBMI2's permutes.
+    // AVX2 and AVX-512 build notation in registers.
     for kernel in [Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.is_available()) {
         assert_ne!(Runner::Kernel(kernel).families().notation, Notation::Steps, "{kernel:?}");
     }
@@ -412,8 +405,7 @@ fn scalar_pattern_starts(window: &[u8; 66], patterns: &NibblePatterns, select: [
     select.map(|bits| (0..64).map(|i| u64::from(patterns.at(&window[i..]) & bits != 0) << i).sum())
 }
 
-/// Every kernel's pattern look-up against the position-by-position reference, on random
-/// tables and windows (every nibble of every position exercised).
+/// Every kernel's pattern look-up against the reference, on random tables and windows.
 #[test]
 fn pattern_starts_match_the_scalar_reference() {
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
@@ -440,8 +432,7 @@ fn pattern_starts_match_the_scalar_reference() {
     }
 }
 
-/// Every kernel's `may_start` finds a pattern's one first byte at every position, and says no
-/// where it is absent.
+/// Every kernel's `may_start` finds a pattern's first byte at every position, or its absence.
 #[test]
 fn may_start_finds_a_first_byte_anywhere() {
     let mut next = crate::testing::xorshift(0x5851_f42d_4c95_7f2d);
@@ -463,8 +454,7 @@ fn may_start_finds_a_first_byte_anywhere() {
     }
 }
 
-/// Every kernel's UTF-8 validator against the byte-by-byte reference, on valid text with
-/// errors planted at every position (and on random bytes).
+/// Every kernel's UTF-8 validator against the byte-by-byte reference.
 #[test]
 fn utf8_errors_match_the_reference() {
     let reference = |w: &[u8; 67]| (3..67).any(|i| super::utf8_tables::error_at(w[i - 3], w[i - 2], w[i - 1], w[i]));
@@ -478,9 +468,8 @@ fn utf8_errors_match_the_reference() {
     });
 }
 
-/// Windows of 67 bytes for the UTF-8 tests, each handed to `check` with its trial: from valid
-/// text of every length of form, in trials of four kinds: as they are, one byte replaced at
-/// random, `plant`'s change (given the random source), all bytes random.
+/// Windows of 67 bytes of valid text for the UTF-8 tests, handed to `check` with their trial:
+/// as they are, one byte replaced at random, changed by `plant`, or all random, in turn.
 fn utf8_windows(
     seed: u64,
     mut plant: impl FnMut(&mut [u8; 67], &mut dyn FnMut() -> u64),
@@ -501,10 +490,9 @@ fn utf8_windows(
     }
 }
 
-/// Every pair of a byte and the byte before it, after the kinds of bytes that can come two and
-/// three places before (ASCII, continuation, each kind of lead, invalid), at the window's end
-/// (nothing after it to add an error): every kernel's check, by look-ups or by compares, finds
-/// what the byte-by-byte reference finds.
+/// Every kernel's check finds what the byte-by-byte reference finds in every pair of bytes at a
+/// window's end (nothing after to add an error), after every kind of byte two and three places
+/// before (ASCII, continuation, each kind of lead, invalid).
 #[test]
 #[cfg_attr(miri, ignore = "a million windows: hours under Miri")]
 fn utf8_errors_match_the_reference_for_every_pair_of_bytes() {
@@ -527,10 +515,9 @@ fn utf8_errors_match_the_reference_for_every_pair_of_bytes() {
     }
 }
 
-/// Every kernel's starts of valid characters (`utf8_starts`, by look-ups or by compares)
-/// against the standard library's decoding: bit i of the n-byte mask where `window[i..i + n]`
-/// is one valid character of n bytes. On text of every length of form, with bytes planted at
-/// random and the limited leads (E0, ED, F0, F4) before every kind of second byte.
+/// Every kernel's starts of valid characters (`utf8_starts`) against the standard library's
+/// decoding: bit i of the n-byte mask where `window[i..i + n]` is one character. Planted bytes
+/// put the limited leads (E0, ED, F0, F4) before every kind of second byte.
 #[test]
 fn utf8_starts_match_the_reference() {
     let reference = |w: &[u8; 67]| -> [u64; 3] {
@@ -552,9 +539,8 @@ fn utf8_starts_match_the_reference() {
 }
 
 /// Every kernel's batch check (`utf8_continuation`) against the byte-by-byte reference, over 1
-/// to the most blocks it takes: text whose continuation bytes sit at the same places in every
-/// block (each byte counter at its limit in the largest batch), other texts, and errors
-/// planted at every kind of place (first and last block, the three bytes before the first).
+/// to the most blocks it takes. One text puts continuation bytes at the same places in every
+/// block (byte counters at their limit); errors are planted at every kind of place.
 #[test]
 fn utf8_continuation_matches_the_reference() {
     let reference = utf8_continuation_reference;
@@ -578,7 +564,7 @@ fn utf8_continuation_matches_the_reference() {
         "words, words and words, then \u{1f600} and 日本 or Straße.\n",
     ];
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
-    // Under Miri (some 0.2 s a block for all kernels), one largest batch and a few short ones.
+    // Under Miri, which is slow, one largest batch and a few short ones.
     for trial in 0..if cfg!(miri) { 8 } else { 600 } {
         let text = texts[trial % texts.len()].repeat(64 * UTF8_BLOCKS_MAX).into_bytes();
         let blocks = match trial {
@@ -602,8 +588,7 @@ fn utf8_continuation_matches_the_reference() {
         let (want, what) = (Answer::Utf8Continuation(reference(&bytes)), format!("trial {trial}, {blocks} blocks"));
         assert_every_block("utf8_continuation_matches_the_reference", || Probe::Utf8Continuation(&bytes), &want, &what);
         if blocks <= UTF8_SPARSE_BLOCKS_MAX {
-            // The sparse check says the same, with the next batch (the text that follows, of
-            // any length, or nothing) looked at for its blocks above 0x7f.
+            // The sparse check says the same, with a next batch of any length.
             let from = start + 64 * blocks;
             let next = &text[from..from + (next() as usize) % (3 + 64 * UTF8_SPARSE_BLOCKS_MAX)];
             let want = Answer::Utf8ContinuationSparse(reference(&bytes), high(&bytes), high(next));
@@ -611,9 +596,8 @@ fn utf8_continuation_matches_the_reference() {
             assert_every_block("utf8_continuation_matches_the_reference", probe, &want, &what);
         }
     }
-    // A character cut at the end of a block of a sparse batch (or of the three bytes before
-    // it), the block after it ASCII or one that holds a character: at every place near a
-    // block's end.
+    // A character cut at every place near the end of a sparse batch's block (or of the three
+    // bytes before it), the block after it ASCII or not.
     let cut_leads: [&[u8]; 8] =
         [&[0xc3], &[0xe0], &[0xe6], &[0xe0, 0xa0], &[0xe6, 0x97], &[0xf0], &[0xf0, 0x9f], &[0xf0, 0x9f, 0x98]];
     // Under Miri, two blocks and the cuts that end a block or one byte before its end.
@@ -651,16 +635,14 @@ fn utf8_continuation_matches_the_reference() {
     }
 }
 
-/// What `utf8_continuation` answers, byte by byte (`utf8_tables::error_at`): None where a byte
-/// of `bytes[3..]` is in error with the three before it, else its continuation bytes.
+/// What `utf8_continuation` answers, byte by byte (`utf8_tables::error_at`).
 fn utf8_continuation_reference(bytes: &[u8]) -> Option<u64> {
     let errors =
         (3..bytes.len()).any(|i| super::utf8_tables::error_at(bytes[i - 3], bytes[i - 2], bytes[i - 1], bytes[i]));
     (!errors).then(|| bytes[3..].iter().filter(|&&b| (0x80..0xc0).contains(&b)).count() as u64)
 }
 
-/// Text of one- and three-byte characters, the limited leads (E0, ED) with the ends of their
-/// ranges among them.
+/// Text of one- and three-byte characters, with the ends of E0's and ED's ranges among them.
 fn one_and_three_byte_text() -> Vec<u8> {
     "日本語のテキスト、한국어와 हिन्दी ไทย: plain 123.\u{800}\u{fff}\u{d000}\u{d7ff}\u{e000}\u{ffff}\n"
         .repeat(64 * UTF8_BLOCKS_MAX / 60)
@@ -668,9 +650,8 @@ fn one_and_three_byte_text() -> Vec<u8> {
 }
 
 /// Asserts that every kernel's check of one- and three-byte characters answers `bytes` as the
-/// byte-by-byte reference does, or not at all (None: the full check follows); and where
-/// `must_answer` (text of such characters alone), that every kernel that has the check
-/// ([`Utf8Check::LookupsAndThree`]: AVX2) answers.
+/// reference does, or not at all (None: the full check follows). With `must_answer`, every
+/// kernel that has the check ([`Utf8Check::LookupsAndThree`]) must answer.
 fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, what: &str) {
     let want = Answer::Utf8Continuation(utf8_continuation_reference(bytes));
     for runner in runners(test) {
@@ -684,9 +665,8 @@ fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, w
 }
 
 /// The check of one- and three-byte characters (`utf8_continuation_three`) over 1 to the most
-/// blocks it takes: AVX2's answers text of such characters as the reference does, every
-/// kernel's answer to text with bytes changed at random places (the three bytes before the
-/// first block, block ends, anywhere) is the reference's or none.
+/// blocks it takes: AVX2's answers such text as the reference does. With bytes changed (before
+/// the first block, at block ends, anywhere), every kernel answers as the reference or not at all.
 #[test]
 fn utf8_continuation_three_matches_the_reference_or_passes() {
     let text = one_and_three_byte_text();
@@ -715,9 +695,8 @@ fn utf8_continuation_three_matches_the_reference_or_passes() {
     }
 }
 
-/// Every pair of bytes, at the places where the check of one- and three-byte characters has a
-/// case of its own (the three bytes before the first block, the first block's first bytes, the
-/// blocks' edges, the end), in that text: no kernel's answer differs from the reference's.
+/// Every pair of bytes, where the check of one- and three-byte characters has a case of its own
+/// (before the first block, block edges, the end): no kernel's answer differs from the reference.
 #[test]
 #[cfg_attr(miri, ignore = "a million batches: hours under Miri")]
 fn utf8_continuation_three_passes_no_error_for_any_pair_of_bytes() {
@@ -752,16 +731,14 @@ fn lookup64_matches_the_scalar_reference() {
     }
 }
 
-/// Every kernel's tally of one byte value against a plain count, over 1 to the most blocks a
-/// tally may hold, each byte value equal in every block at most (a lane's count at its limit).
+/// Every kernel's tally of one byte value against a plain count, over 1 to [`TALLY_MAX`] blocks.
 #[test]
 fn tally_counts_like_a_plain_count() {
     let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
     for trial in 0..trials(200) {
         let blocks = 1 + trial % TALLY_MAX;
         let byte = next() as u8;
-        // Round 0: every byte equal, in the most blocks (each lane counts to its limit); with
-        // a continuation byte, every byte that too.
+        // Trial 0: every byte 0xa5, a continuation byte, in the most blocks (lanes at their limit).
         let byte = if trial == 0 { 0xa5 } else { byte };
         let (blocks, density) = if trial == 0 { (TALLY_MAX, 1) } else { (blocks, 1 + trial % 5) };
         let input: Vec<u8> =
@@ -773,10 +750,9 @@ fn tally_counts_like_a_plain_count() {
     }
 }
 
-/// Every feature a kernel's code is compiled for (each `#[target_feature(enable = "...")]` in
-/// the x86-64 files) is one the chooser checks before that code runs: a CPU or virtual machine
-/// that hides one gets a slower kernel, never an instruction it lacks (without LZCNT, `lzcnt`
-/// runs as `bsr` and `wc -L` counts other widths; without BMI1, `tzcnt` runs as `bsf`).
+/// Every feature a kernel's code is compiled for (each `#[target_feature]` in `x86_64/`) is one
+/// the chooser checks before that code runs. So a CPU or VM that hides one gets a slower kernel,
+/// never an instruction it lacks (`lzcnt` would run as `bsr`, `tzcnt` as `bsf`).
 #[test]
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(miri, ignore = "reads the source files")]
@@ -790,8 +766,7 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
         // The block kernels, and the families' AVX2 kernels, which inline into either.
         "avx2.rs" | "notation_avx2.rs" | "utf8_avx2.rs" => Kernel::Avx2.target_features().to_vec(),
         "avx512.rs" => Kernel::Avx512.target_features().to_vec(),
-        // The VBMI kernels run only from the AVX-512 kernel, and only where the family's
-        // chooser found the CPU has their extensions; the 64-byte load they share (mod.rs) too.
+        // The VBMI kernels and their load (mod.rs) run only from AVX-512, with their extensions.
         "notation_vbmi2.rs" => with(&super::notation::PERMUTES_FEATURES),
         "utf8_vbmi.rs" => with(&super::utf8::PERMUTES_FEATURES),
         "mod.rs" => with(&[]),
@@ -813,13 +788,11 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
             }
         }
     }
-    // avx2.rs's 5, avx512.rs's 7, notation_vbmi2.rs's 5, utf8_vbmi.rs's 3 and mod.rs's 1: the scan
-    // works.
+    // avx2.rs 5, avx512.rs 7, notation_vbmi2.rs 5, utf8_vbmi.rs 3, mod.rs 1: the scan works.
     assert!(named >= 21, "found only {named} feature names in {}", dir.display());
 }
 
-/// A CPU that lacks any one of a kernel's target features gets the next kernel down that it has:
-/// AVX2 without LZCNT (a virtual machine can hide it) runs the SSE2 kernel.
+/// A CPU that lacks any of a kernel's target features gets the next kernel down that it has.
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 fn a_cpu_without_one_feature_gets_a_kernel_below() {
@@ -859,11 +832,9 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
     }
 }
 
-/// Each family's kernel on CPUs this machine may not be, from their features alone: Skylake-SP
-/// and Cascade Lake (AVX-512F/BW/VL, no VBMI or VBMI2) run the AVX-512 block kernel with AVX2's
-/// notation and AVX-512's own UTF-8 check by shuffles (AVX2's check of one- and three-byte
-/// forms costs more there); Ice Lake and Zen 4 their own permutes; Zen 3 AVX2's; a CPU without
-/// AVX2 neither.
+/// Each family's kernel on CPUs this machine may not be, from their features alone. Skylake-SP
+/// and Cascade Lake (AVX-512 without VBMI or VBMI2) run AVX2's notation and AVX-512's own UTF-8
+/// check by shuffles; Ice Lake and Zen 4 their own permutes; Zen 3 AVX2's; older CPUs neither.
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 fn each_family_runs_the_best_kernel_the_cpu_has() {
@@ -891,9 +862,7 @@ fn each_family_runs_the_best_kernel_the_cpu_has() {
     }
 }
 
-/// The families' choosers test the features their kernels are compiled for beyond the AVX-512
-/// kernel's (`PERMUTES_FEATURES`, which `kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for`
-/// holds to the code), and nothing else.
+/// The families' choosers test exactly their kernels' `PERMUTES_FEATURES`.
 #[test]
 fn the_permutes_need_exactly_their_features() {
     for (vbmi, vbmi2) in [(false, false), (true, false), (false, true), (true, true)] {

@@ -1,8 +1,6 @@
-//! The UTF-8 checks of `wc -m` and `-L`: the Keiser-Lemire validator over a window or a batch
-//! of blocks, the check of text of one- and three-byte characters alone, the sparse check of
-//! text with few bytes above 0x7f, and the starts of valid characters. Written once over
-//! [`Block64`]'s primitives; the kernels of an instruction set's own (AVX2's check of one- and
-//! three-byte forms, AVX-512 VBMI's batch check) are chosen by [`choose`].
+//! The UTF-8 checks of `wc -m` and `-L`: the Keiser-Lemire validator over a window or a batch,
+//! a check of text of one- and three-byte characters alone, a sparse check of text with few
+//! bytes above 0x7f, and the starts of valid characters. [`choose`] picks a set's own kernels.
 
 use super::patterns::NibblePatterns;
 use super::{Block64, Kernel, Mask, Masks, TALLY_MAX, prefetch};
@@ -10,14 +8,14 @@ use crate::platform::Changing;
 use crate::platform::cpu::Features;
 use utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
 
-/// The most blocks one [`Masks::utf8_continuation`] may check: half a tally's, as its tally
-/// counts up to two a block in a byte counter ([`Block64::count_into_first`]).
+/// The most blocks one [`Masks::utf8_continuation`] may check: half a tally's, as it counts up
+/// to two a block in a byte counter ([`Block64::count_into_first`]).
 pub const UTF8_BLOCKS_MAX: usize = TALLY_MAX / 2;
 
 /// The most blocks one [`Masks::utf8_continuation_sparse`] may check: a bit each in a word.
 pub const UTF8_SPARSE_BLOCKS_MAX: usize = 64;
 
-/// How a kernel checks batches of UTF-8 (see [`choose`]).
+/// How a kernel checks batches of UTF-8 (see `choose`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Utf8Check {
     /// AVX-512 VBMI's byte permutes (`x86_64/utf8_vbmi.rs`).
@@ -35,10 +33,9 @@ pub enum Utf8Check {
 #[cfg(test)]
 pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 
-/// The UTF-8 check of `kernel` on a CPU with `features`: AVX-512 with VBMI has a batch check
-/// of its own. AVX-512 without VBMI could run AVX2's check of one- and three-byte forms (its
-/// code is compiled for AVX2 too), but its own check by shuffles, one register a block, costs
-/// less (benches/RESULTS.md, "AVX-512 without VBMI").
+/// The UTF-8 check of `kernel` on a CPU with `features`. AVX-512 without VBMI could run AVX2's
+/// check of one- and three-byte forms, but its own by shuffles, one register a block, costs less
+/// (benches/RESULTS.md, "AVX-512 without VBMI").
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {
@@ -50,8 +47,7 @@ pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     }
 }
 
-/// The bytes of a 64-byte block by their part in UTF-8: bit i of each mask is set when
-/// `block[i]` is in that range. All ranges but `high` lie above 0x7f.
+/// The bytes of a block by their part in UTF-8, bit i for `block[i]`; all but `high` above 0x7f.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Utf8Ranges {
     /// 0x80 and above.
@@ -84,8 +80,8 @@ impl Utf8Ranges {
 }
 
 impl<B: Block64> Masks<B> {
-    /// [`Utf8Ranges`] of the block. As signed bytes, 0x80..=0xff keep their order: each limit
-    /// from 0x80 on is one signed compare, and-ed with the high bits (ASCII is positive).
+    /// [`Utf8Ranges`] of the block. Signed, 0x80..=0xff keep their order: each limit is one
+    /// signed compare, and-ed with the high bits (ASCII is positive).
     #[inline(always)]
     pub fn utf8_ranges(self, block: Changing<'_, [u8; 64]>) -> Utf8Ranges {
         let block = block.read_each_once();
@@ -104,12 +100,11 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Whether the UTF-8 validator of Keiser and Lemire (the "lookup" algorithm of simdjson and
-    /// simdutf) finds an error in the 64-byte block at `window[3..]`, given the three bytes
-    /// before it in `window[..3]`: a byte that cannot follow the byte before it (a missing or
-    /// stray continuation byte, an overlong form, a surrogate, past U+10FFFF) or a continuation
-    /// byte missing two or three places after a lead. A character that begins in the block and
-    /// is cut off by its end is caught by the next block's check.
+    /// Whether Keiser and Lemire's UTF-8 validator (simdjson's "lookup" algorithm) finds an error
+    /// in the block at `window[3..]`, after `window[..3]`. An error is a byte that cannot follow
+    /// the one before it (a stray or missing continuation byte, an overlong form, a surrogate,
+    /// past U+10FFFF), or a continuation byte missing two or three places after a lead. A
+    /// character cut off by the block's end is caught by the next block's check.
     #[inline(always)]
     pub fn utf8_errors(self, window: Changing<'_, [u8; 67]>) -> bool {
         let window = window.read_each_once();
@@ -120,11 +115,9 @@ impl<B: Block64> Masks<B> {
         unsafe { utf8_error_bytes::<B>(window).any() }
     }
 
-    /// Where valid UTF-8 characters of two, three and four bytes begin in `window[..64]` (its
-    /// next three bytes follow it), by the Unicode rules GNU 9.12 decodes by: a lead with the
-    /// continuation bytes it wants, no overlong form, no surrogate, nothing past U+10FFFF. By
-    /// nibble look-ups ([`super::utf8_start_patterns`]) where the set has vector look-ups, by
-    /// compares of each range otherwise.
+    /// Where valid characters of two, three and four bytes begin in `window[..64]`, by the
+    /// Unicode rules GNU 9.12 decodes by: a lead with the continuation bytes it wants, no overlong
+    /// form, no surrogate, nothing past U+10FFFF.
     #[inline(always)]
     pub fn utf8_starts(self, window: Changing<'_, [u8; 67]>) -> [u64; 3] {
         let window = window.read_each_once();
@@ -139,8 +132,7 @@ impl<B: Block64> Masks<B> {
             );
             return [two, three, four & c3];
         }
-        // The continuation bytes one, two and three places on: the block's own, shifted, and
-        // the three bytes after it.
+        // The continuation bytes one, two and three places on, from the block and the three after.
         let r = self.utf8_ranges(Changing::of(at(0)));
         let after: u64 = (0..3).map(|k| u64::from((0x80..0xc0).contains(&window[64 + k])) << k).sum();
         let cont = |n: u32| (r.cont >> n) | (after << (64 - n));
@@ -152,17 +144,15 @@ impl<B: Block64> Masks<B> {
         [lead2 & c1, three & !broken, four & !broken]
     }
 
-    /// The bytes of `window[3..]` that [`Self::utf8_errors`] finds in error, found by compares
-    /// (for a set whose table look-ups go a byte at a time): the same errors as the look-ups'
-    /// (`utf8_tables::error_at`), term by term. After a lead (C0 and up) a byte that is not a
-    /// continuation byte; after ASCII a continuation byte; a continuation byte after one unless
-    /// it is two places after E0.. or three after F0.. (and none there); after C0 or C1, or
-    /// F5 and up, any continuation byte; the second-byte limits of E0, ED, F0 and F4.
+    /// The bytes of `window[3..]` that [`Self::utf8_errors`] finds in error, by compares for sets
+    /// without vector look-ups; the look-ups' errors term by term (`utf8_tables::error_at`).
+    /// After a lead (C0 and up) a byte that is not a continuation byte; after ASCII a continuation
+    /// byte; a continuation byte after one unless two places after E0.. or three after F0.. (and
+    /// none there); after C0, C1 or F5 and up, any continuation byte; E0, ED, F0, F4's limits.
     #[inline(always)]
     fn utf8_error_mask(self, window: &[u8; 67]) -> u64 {
-        // The ranges of the bytes before each byte (`window[2 + i]` before `window[3 + i]`):
-        // those of the bytes themselves, and of the bytes two and three places before, are
-        // these shifted.
+        // The ranges of the bytes before each byte (`window[2 + i]` before `window[3 + i]`);
+        // shifted, those of the bytes themselves and of the bytes two and three places before.
         let p1 = self.utf8_ranges(Changing::of(window[2..66].try_into().unwrap()));
         let cont = (p1.cont >> 1) | u64::from((0x80..0xc0).contains(&window[66])) << 63;
         let lead = p1.high & !p1.cont;
@@ -180,13 +170,11 @@ impl<B: Block64> Masks<B> {
         errors
     }
 
-    /// The continuation bytes of the whole 64-byte blocks of `bytes[3..]` (at most
-    /// [`UTF8_BLOCKS_MAX`] of them), or None when [`Self::utf8_errors`] finds an error in any
-    /// of them (each checked with the three bytes before it). The blocks' errors are or-ed into
-    /// one register and looked at once, after the last: no branch a block, and the tally stays
-    /// in registers. Where a block is two registers (AVX2), the errors and the tally each take
-    /// one, so that the loop's constants stay in the two freed (benches/RESULTS.md, "Figures
-    /// behind code comments"). [`Utf8Check::Permutes`] has a loop of its own.
+    /// The continuation bytes of the whole blocks of `bytes[3..]` (at most [`UTF8_BLOCKS_MAX`]),
+    /// or None when [`Self::utf8_errors`] finds an error in one. The errors are or-ed into one
+    /// register, looked at after the last block: no branch a block, and the tally stays in
+    /// registers. Where a block is two registers (AVX2), errors and tally take one each, so the
+    /// loop's constants fit in the two freed (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     pub fn utf8_continuation(self, bytes: Changing<'_>) -> Option<u64> {
         let bytes = bytes.read_each_once();
@@ -208,8 +196,7 @@ impl<B: Block64> Masks<B> {
         unsafe {
             let mut errors = B::splat(0);
             let mut tally = B::splat(0);
-            // Windows, not an index: no bound is checked in the loop (an index was checked
-            // every block, and three loads each from `bytes` were checked before that).
+            // Windows, not an index: no bound is checked in the loop.
             for (k, window) in bytes.windows(67).step_by(64).enumerate() {
                 prefetch(bytes, 64 * k);
                 let window: &[u8; 67] = window.try_into().unwrap();
@@ -220,11 +207,10 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// [`Self::utf8_continuation`] of text whose characters are all of one or three bytes
-    /// (Chinese, Japanese, Korean, Indic scripts, Thai), by a check of those forms alone with
-    /// no table look-ups: Some (the same answer) where it finds them valid, None where it
-    /// cannot tell (a form of two or four bytes, an error) or the kernel has no such check
-    /// (only [`Utf8Check::LookupsAndThree`] has).
+    /// [`Self::utf8_continuation`] of text of one- and three-byte characters (Chinese, Japanese,
+    /// Korean, Indic scripts, Thai), by a check of those forms alone, without look-ups. None where
+    /// it cannot tell (a two- or four-byte form, an error), or without the check (all kernels but
+    /// [`Utf8Check::LookupsAndThree`]).
     #[inline(always)]
     pub fn utf8_continuation_three(self, bytes: Changing<'_>) -> Option<u64> {
         let bytes = bytes.read_each_once();
@@ -238,9 +224,9 @@ impl<B: Block64> Masks<B> {
         None
     }
 
-    /// Whether a byte of the whole 64-byte blocks of `bytes` is above 0x7f: the blocks or-ed
-    /// into one register, looked at once, two instructions a block (a bit for each block,
-    /// [`Self::high_blocks`], costs three more).
+    /// Whether a byte of the whole blocks of `bytes` is above 0x7f: the blocks are or-ed into one
+    /// register and looked at once, cheaper than [`Self::high_blocks`]' bit each
+    /// (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     pub fn any_high(self, bytes: Changing<'_>) -> bool {
         let bytes = bytes.read_each_once();
@@ -255,14 +241,14 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Bit k set where block k of `bytes[3..]` (whole blocks, at most [`UTF8_SPARSE_BLOCKS_MAX`])
-    /// holds a byte above 0x7f: what [`Self::utf8_continuation_sparse`] checks.
+    /// Bit k set where block k of `bytes[3..]` holds a byte above 0x7f (at most 64 blocks).
     #[inline(always)]
     pub fn high_blocks(self, bytes: Changing<'_>) -> u64 {
         let bytes = bytes.read_each_once();
         let blocks = bytes.len().saturating_sub(3) / 64;
         assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
-        // Shifted in from the bottom, then reversed: one instruction fewer a block than `<< k`.
+        // Shifted in from the bottom, then reversed: cheaper than `<< k` (benches/RESULTS.md,
+        // "Figures behind code comments").
         let mut high = 0u64;
         for (k, block) in bytes[3.min(bytes.len())..].chunks_exact(64).enumerate() {
             prefetch(bytes, 64 * k);
@@ -272,19 +258,11 @@ impl<B: Block64> Masks<B> {
         high.reverse_bits().checked_shr(64 - blocks as u32).unwrap_or(0)
     }
 
-    /// [`Self::utf8_continuation`] of at most [`UTF8_SPARSE_BLOCKS_MAX`] blocks, for text whose
-    /// bytes above 0x7f are few: only the blocks that hold one (`high`, their
-    /// [`Self::high_blocks`]) are checked. A block of ASCII can be in error only at its first
-    /// three bytes, where a character begun before it is cut: the three bytes before it tell (a
-    /// lead at the last, a three- or four-byte lead at the one before, a four-byte lead two
-    /// before), so they are looked at where they are not ASCII. The same answer as
-    /// [`Self::utf8_continuation`], byte for byte. Also returns the `high_blocks` of `next`
-    /// (the next batch, the same way cut), found between the checks: so the next batch comes
-    /// from memory while this one is checked (found before them, the loads came in bursts and
-    /// the checks left memory idle: `wc -m` of a mapped file measured much slower;
-    /// benches/RESULTS.md, "Figures behind code comments"). ASCII costs one test a block, and
-    /// the loops over the blocks checked leave once a batch (a branch a block would mispredict
-    /// where ASCII and other blocks take turns at random).
+    /// [`Self::utf8_continuation`] of at most 64 blocks, checking only those with a byte above
+    /// 0x7f (`high`): a block of ASCII errs only where it cuts a character ([`utf8_cut_before`]).
+    /// Also returns the next batch's `high`, found between the checks so that memory is busy
+    /// while they run (benches/RESULTS.md, "Figures behind code comments"). The loops leave once a
+    /// batch: a branch a block would mispredict where ASCII blocks and others alternate.
     #[inline(always)]
     pub fn utf8_continuation_sparse(self, bytes: Changing<'_>, high: u64, next: Changing<'_>) -> (Option<u64>, u64) {
         let bytes = bytes.read_each_once();
@@ -332,17 +310,15 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// Whether ASCII at `bytes[at + 3]` cuts a character begun in the three bytes before it (a
-/// lead at the last, a three- or four-byte lead at the one before, a four-byte lead two
-/// before): the one error a block of ASCII can hold.
+/// Whether ASCII at `bytes[at + 3]` cuts a character begun in the three bytes before it: the one
+/// error a block of ASCII can hold.
 #[inline(always)]
 pub fn utf8_cut_before(bytes: Changing<'_>, at: usize) -> bool {
     let bytes = bytes.read_each_once();
     (bytes[at + 2] >= 0xc0) | (bytes[at + 1] >= 0xe0) | (bytes[at] >= 0xf0)
 }
 
-/// The errors and continuation bytes of the blocks [`Masks::utf8_continuation_sparse`] checks,
-/// in registers (errors from table look-ups, or as masks where the set has none).
+/// The errors and continuation bytes of the blocks [`Masks::utf8_continuation_sparse`] checks.
 struct SparseChecks<B> {
     errors: B,
     error_mask: u64,
@@ -356,8 +332,7 @@ impl<B: Block64> SparseChecks<B> {
         unsafe { SparseChecks { errors: B::splat(0), error_mask: 0, tally: B::splat(0) } }
     }
 
-    /// Checks the block at `window[3..]`, with the three bytes before it, and tallies its
-    /// continuation bytes (two a block at most in a byte counter: 64 blocks fit).
+    /// Checks the block at `window[3..]` and tallies its continuation bytes (64 blocks fit).
     #[inline(always)]
     fn check(&mut self, m: Masks<B>, window: &[u8; 67]) {
         // SAFETY: see `Masks::eq`; the loads are of the window's bytes.
@@ -379,8 +354,7 @@ impl<B: Block64> SparseChecks<B> {
     }
 }
 
-/// Keiser and Lemire's check of the 64-byte block at `window[3..]`, with the three bytes
-/// before it: not zero where a byte is in error (see [`Masks::utf8_errors`]).
+/// Keiser and Lemire's check of the block at `window[3..]`: not zero where a byte is in error.
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).
@@ -396,12 +370,10 @@ unsafe fn utf8_error_bytes<B: Block64>(window: &[u8; 67]) -> B {
             .lookup16(&BYTE_1_HIGH)
             .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
             .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
-        // A continuation byte is a must two places after a three- or four-byte lead (E0 and
-        // up), and three places after a four-byte one (F0 and up): there the byte plus 0x1f, or
-        // plus 0x0f, saturates to 0xff, elsewhere it stays below, so the larger less 0xfe is 1
-        // (the "two continuations" bit) or 0. (Adds where subtractions stood: an add takes its
-        // byte straight from memory, so the bytes two and three before need no load of their
-        // own; four instructions where there were six.)
+        // A continuation byte must come two places after a lead from E0 up, three after F0 up.
+        // There the byte plus 0x1f, or plus 0x0f, saturates to 0xff: the larger less 0xfe is 1
+        // (the "two continuations" bit) or 0. Adds take their byte straight from memory, with no
+        // load of their own (benches/RESULTS.md, "Figures behind code comments").
         let third = B::load(window, 1).saturating_add(B::splat(0x1f));
         let fourth = B::load(window, 0).saturating_add(B::splat(0x0f));
         let must = third.max(fourth).saturating_sub(B::splat(0xfe));
@@ -412,11 +384,10 @@ unsafe fn utf8_error_bytes<B: Block64>(window: &[u8; 67]) -> B {
 /// The UTF-8 leads that limit their second byte more than to a continuation byte.
 const LIMITED_LEADS: [u8; 4] = [0xe0, 0xed, 0xf0, 0xf4];
 
-/// Of `leads` (bit i: `window[from + i]` is one of [`LIMITED_LEADS`], a continuation byte
-/// after it), those whose second byte breaks the lead's limit: an overlong form (E0, F0), a
-/// surrogate (ED), past U+10FFFF (F4). One at a time, out of the callers' loops: such leads are
-/// rare in most text, and inlined, this loop cost SSE2 `wc -m` of Chinese 10 % more
-/// instructions.
+/// Of `leads` (bit i: `window[from + i]` is one of [`LIMITED_LEADS`], a continuation byte after
+/// it), those whose second byte breaks the lead's limit: overlong (E0, F0), a surrogate (ED),
+/// past U+10FFFF (F4). Not inlined: such leads are rare, and inlined this loop cost the common
+/// case more (benches/RESULTS.md, "Figures behind code comments").
 #[inline(never)]
 fn second_byte_errors(window: &[u8; 67], from: usize, mut leads: u64) -> u64 {
     let mut errors = 0;
@@ -434,12 +405,10 @@ fn second_byte_errors(window: &[u8; 67], from: usize, mut leads: u64) -> u64 {
     errors
 }
 
-/// The three 16-entry tables of the Keiser-Lemire UTF-8 validator (see
-/// [`Masks::utf8_errors`]): by the previous byte's high nibble, its low nibble, and the
-/// byte's own high nibble; a byte pair is an error where all three share a bit (and that bit is
-/// not bit 0, the "two continuations" bit, where a continuation byte is expected). Bit 0, not
-/// Keiser and Lemire's bit 7: the expectation is then found as 1 or 0 by saturating adds, whose
-/// byte from memory needs no load of its own (see `utf8_error_bytes`).
+/// The three 16-entry tables of the Keiser-Lemire validator ([`Masks::utf8_errors`]), by the
+/// previous byte's high and low nibble and the byte's own high nibble. A byte pair is an error
+/// where all three share a bit, except bit 0 ("two continuations") where one is expected. Bit 0,
+/// not Keiser and Lemire's bit 7, so that saturating adds give it (see `utf8_error_bytes`).
 pub mod utf8_tables {
     const TOO_SHORT: u8 = 1 << 7;
     const TOO_LONG: u8 = 1 << 1;
@@ -517,10 +486,9 @@ pub mod utf8_tables {
     }
 }
 
-/// The starts of valid UTF-8 characters of two to four bytes as [`NibblePatterns`] (by the
-/// Unicode rules GNU 9.12 decodes by: no overlong form, no surrogate, nothing past U+10FFFF),
-/// the first three bytes of each form; the patterns in [`UTF8_FOUR_BYTE`] also need a
-/// continuation byte in fourth place. ASCII is not among them.
+/// The first three bytes of valid characters of two to four bytes as [`NibblePatterns`], by the
+/// Unicode rules GNU 9.12 decodes by (no overlong form, no surrogate, nothing past U+10FFFF).
+/// The patterns in [`UTF8_FOUR_BYTE`] also need a continuation byte in fourth place.
 pub fn utf8_start_patterns() -> &'static NibblePatterns {
     static PATTERNS: std::sync::OnceLock<NibblePatterns> = std::sync::OnceLock::new();
     PATTERNS.get_or_init(|| {

@@ -25,9 +25,8 @@ pub struct Avx2(pub(super) [__m256i; 2]);
 #[derive(Clone, Copy)]
 pub struct Avx2Mask([__m256i; 2]);
 
-/// The 64-entry look-up of `idx` (each byte below 64) in the four 16-byte quarters `q` (each
-/// in both halves): four shuffles chosen by the index's bits 4 and 5 moved up to bit 7
-/// (blendv's selector; a 16-bit shift spills into the next byte's bit 0, which blendv ignores).
+/// The 64-entry look-up of `idx` (bytes below 64) in the 16-byte quarters `q`, in both halves:
+/// four shuffles, chosen by bits 4 and 5 shifted up to blendv's bit 7 (spilling where it ignores).
 ///
 /// # Safety
 /// The CPU has AVX2 (as for every function here: they inline into `with_avx2`; none is a
@@ -44,8 +43,7 @@ unsafe fn look64(q: &[__m256i; 4], idx: __m256i) -> __m256i {
 }
 
 // SAFETY (every `unsafe` block of both impls): the caller guarantees AVX2 (see `Block64`), and
-// these inline into `with_avx2`, which is compiled for it; loads read the 64 bytes of a
-// checked slice and need no alignment.
+// these inline into `with_avx2`, compiled for it; loads read a checked slice's 64 bytes, unaligned.
 impl Block64 for Avx2 {
     lanewise!(Avx2, Avx2Mask, [0, 1] of 32, kernel: Kernel::Avx2, |a, b| {
         load(p): _mm256_loadu_si256(p.cast()), splat(x): _mm256_set1_epi8(x as i8),
@@ -72,9 +70,8 @@ impl Block64 for Avx2 {
             Avx2([_mm256_shuffle_epi8(t, self.0[0]), _mm256_shuffle_epi8(t, self.0[1])])
         }
     }
-    /// One shuffle of the bytes as they are (it gives 0 where bit 7 is set), without the low
-    /// nibbles' mask: two instructions fewer a window (`wc -w` of 4 MB in the C locale: 2.74
-    /// million instructions, 2.87 with the mask).
+    /// One shuffle of the bytes as they are (0 where bit 7 is set), saving the low nibbles' mask
+    /// (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Avx2 {
         // SAFETY: see the impl.

@@ -1,7 +1,6 @@
-//! AVX-512 (BW): a block is one register, and a compare gives a mask register (64 bits)
-//! straight away, with no byte vector to gather; the work runs in a function compiled for
-//! AVX-512 (with AVX2, BMI1/2, POPCNT and LZCNT, so that the AVX2 kernels of the families run
-//! in it too).
+//! AVX-512 (BW): a block is one register, and a compare gives a 64-bit mask register with no
+//! bytes to gather. The work runs in a function compiled for AVX-512 and for AVX2, BMI1/2,
+//! POPCNT and LZCNT, so that the families' AVX2 kernels run in it too.
 
 use crate::platform::cpu::Features;
 use crate::platform::simd::block::{Block64, Mask, lanewise};
@@ -28,17 +27,15 @@ pub struct Avx512([__m512i; 1]);
 #[derive(Clone, Copy)]
 pub struct Avx512Mask([u64; 1]);
 
-// SAFETY (every `unsafe` block): the caller guarantees AVX-512BW, which implies AVX-512F (see
-// `Block64`), and these inline into `with_avx512`, which is compiled for it; loads read the 64
-// bytes of a checked slice and need no alignment.
+// SAFETY (every `unsafe` block): the caller guarantees AVX-512BW and F (see `Block64`), and these
+// inline into `with_avx512`, compiled for it; loads read a checked slice's 64 bytes, unaligned.
 impl Block64 for Avx512 {
     lanewise!(Avx512, Avx512Mask, [0] of 64, kernel: Kernel::Avx512, |a, b| {
         load(p): _mm512_loadu_si512(p.cast()), splat(x): _mm512_set1_epi8(x as i8),
         and: _mm512_and_si512(a, b), or: _mm512_or_si512(a, b), xor: _mm512_xor_si512(a, b),
         wrapping_sub: _mm512_sub_epi8(a, b), saturating_sub: _mm512_subs_epu8(a, b),
         saturating_add: _mm512_adds_epu8(a, b), max: _mm512_max_epu8(a, b),
-        // Compares straight into mask registers, and unsigned ones in one instruction (two on
-        // SSE2 and AVX2).
+        // Compares straight into mask registers; unsigned ones too in one instruction.
         eq: _mm512_cmpeq_epi8_mask(a, b), lt_signed: _mm512_cmplt_epi8_mask(a, b),
         ge: _mm512_cmpge_epu8_mask(a, b), le: _mm512_cmple_epu8_mask(a, b),
         // Minus -1 where the mask is set.
@@ -98,8 +95,7 @@ impl Block64 for Avx512 {
         // SAFETY: see the impl.
         unsafe { _mm512_reduce_add_epi64(_mm512_sad_epu8(self.0[0], _mm512_setzero_si512())) as u64 }
     }
-    /// One shuffle of the bytes as they are (it gives 0 where bit 7 is set), without the low
-    /// nibbles' mask (as AVX2's).
+    /// One shuffle of the bytes as they are, without the low nibbles' mask (as AVX2's).
     #[inline(always)]
     unsafe fn lookup_low_nibble(self, table: &[u8; 16]) -> Avx512 {
         // SAFETY: see the impl.

@@ -1,18 +1,15 @@
 //! `cat -v`'s notation of whole blocks with AVX2 ([`super::super::Notation::Shuffles`]): each
-//! byte's four fields (`M`, `-`, `^` or `$`, the character) built in registers by two rounds of
-//! byte interleaves, and each four bytes' used fields packed by one byte shuffle from a
-//! 256-entry table indexed by their two bits a byte. Every block costs the same, however many of
-//! its bytes need notation: for blocks where most do (binary data, text in a script other than
-//! Latin), which `cat`'s steps per byte take dear. Also the AVX-512 kernel's where the CPU
-//! lacks VBMI2.
+//! byte's four fields (`M`, `-`, `^` or `$`, the character) built by two levels of byte
+//! interleaves, and each four bytes' used fields packed by one shuffle from a 256-entry table.
+//! A block costs the same however many bytes need notation, which pays where most do (binary
+//! data, non-Latin text) and `cat`'s per-byte steps are costly. Also AVX-512's without VBMI2.
 
 use super::splat8;
 use std::arch::x86_64::*;
 
-/// The shuffles of [`notation32`]: each input byte is four fields, `M`, `-`, the `^` or `$`
-/// field and the character; for four bytes whose fields are used as the index's bits say (for
-/// byte i, bit 2i: `M-`, bit 2i + 1: `^` or `$`; the character is always used), the byte
-/// shuffle that packs their used fields together, and how many there are.
+/// The shuffles of [`notation32`]: for four bytes whose fields are used as the index says (byte
+/// i's `M-` bit 2i, its `^` or `$` bit 2i + 1; the character always), the shuffle that packs the
+/// used fields together, and how many there are.
 struct NotationShuffles {
     shuffles: [[u8; 16]; 256],
     lens: [u8; 256],
@@ -49,11 +46,9 @@ const fn notation_shuffles() -> NotationShuffles {
 
 static NOTATION_SHUFFLES: NotationShuffles = notation_shuffles();
 
-/// `cat -v` notation of the 32 bytes `x` at `out[at..]` (see `Masks::notation`): each
-/// byte's four fields are built in registers (`M`, `-`, `^` or `$` or nothing, the character
-/// with bit 7 cleared and, after `^`, bit 6 flipped), and each four bytes' used fields are
-/// packed by one shuffle from a table and stored, 16 bytes of which the used ones are kept.
-/// Returns where the output ends.
+/// `cat -v` notation of the 32 bytes `x` at `out[at..]` (see `Masks::notation`); returns where
+/// it ends. The fields are `M`, `-`, `^` or `$` or nothing, and the character with bit 7 cleared
+/// (and bit 6 flipped after `^`). Each four bytes' fields are stored as 16 bytes, the used kept.
 ///
 /// # Safety
 /// The CPU has AVX2; `out[at..]` has room for 128 bytes, and 16 more past the last kept.
@@ -86,9 +81,8 @@ unsafe fn notation32(x: __m256i, tabs: bool, ends: bool, out: *mut u8, mut at: u
             _mm256_unpacklo_epi16(m_dash, pairs[1]),
             _mm256_unpackhi_epi16(m_dash, pairs[1]),
         ];
-        // Each byte's two index bits, then four bytes' in one (bits 2i, 2i + 1 for byte i),
-        // packed to a byte per four bytes: the indexes of bytes 0-15 in `low_lane`, 16-31 in
-        // `high_lane`.
+        // Each byte's two index bits, combined four bytes to an index byte: the indexes of bytes
+        // 0-15 in `low_lane`, of 16-31 in `high_lane`.
         let used = _mm256_or_si256(_mm256_and_si256(meta, byte(1)), _mm256_and_si256(prefixed, byte(2)));
         let pairs_of_bytes = _mm256_maddubs_epi16(used, _mm256_set1_epi16(0x0401));
         let fours = _mm256_madd_epi16(pairs_of_bytes, _mm256_set1_epi32(0x0010_0001));

@@ -1,21 +1,17 @@
-//! `cat -v`'s notation of whole blocks with AVX-512 VBMI2
-//! ([`super::super::Notation::Permutes`]): byte permutes and compresses. A function of its
-//! own, compiled for VBMI2, called a chunk at a time, so that the AVX-512 loops around it stay
-//! compiled for AVX-512BW (which Skylake-X and Cascade Lake have without VBMI2).
+//! `cat -v`'s notation of whole blocks with AVX-512 VBMI2's byte permutes and compresses
+//! ([`super::super::Notation::Permutes`]). Compiled for VBMI2 and called a chunk at a time, so
+//! that the AVX-512 loops around it need only AVX-512BW (Skylake-X and Cascade Lake lack VBMI2).
 
 use super::load512;
 use std::arch::x86_64::*;
 
-/// Each byte becomes four fields (`M`, `-`, `^` or `$`, the character). Two planes are
-/// built per block: the character (its bit 7 kept: set for bytes that need `M-`) and the
-/// `^`/`$` field (0 when unused). One two-source byte permute per 16 input bytes spreads them
-/// to the four fields (fields 0 and 1 take the character too, for its bit 7), one test finds
-/// the used fields (bit 7 in fields 0 and 1, non-zero in field 2, always field 3), one ternary
-/// logic op writes `M-` into fields 0 and 1 and clears bit 7 elsewhere, and the used fields
-/// are compressed together and stored (64 bytes, of which the used count is kept). A block
-/// that needs no notation is stored as it is.
-///
-/// Returns the input bytes done and the output bytes written (see `Masks::notation`).
+/// `Masks::notation` of the whole blocks of `input`. Each byte becomes four fields (`M`, `-`, `^`
+/// or `$`, the character), from two planes a block: the character (bit 7 kept: set where `M-` is
+/// needed) and the `^`/`$` field (0 when unused). A two-source permute spreads each 16 bytes to
+/// their fields, fields 0 and 1 from the character too, for its bit 7. One test finds the used
+/// fields (bit 7 in fields 0 and 1, non-zero in field 2, field 3 always). One ternary-logic op
+/// writes `M-` into fields 0 and 1 and clears bit 7 elsewhere. The used fields are compressed and
+/// stored, 64 bytes of which the used are kept. A block that needs no notation is copied.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
 pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut [u8]) -> (usize, usize) {
     let byte = |b: u8| _mm512_set1_epi8(b as i8);

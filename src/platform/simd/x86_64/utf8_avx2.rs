@@ -7,9 +7,9 @@ use crate::platform::simd::{Block64, prefetch};
 use std::arch::x86_64::*;
 
 /// `Masks::utf8_continuation_three`: the continuation bytes of the whole blocks of `bytes[3..]`
-/// where this finds every character of them of one or three bytes and valid, None where it
-/// does not. Three-byte forms alone need no table look-ups: 13 instructions a half block where
-/// Keiser and Lemire's check of every form takes 18. With a byte's two before it (`p1`, `p2`):
+/// where every character is valid and of one or three bytes, else None. Three-byte forms alone
+/// need no table look-ups, so this costs less than Keiser and Lemire's check of every form
+/// (benches/RESULTS.md, "Figures behind code comments"). With a byte's two before (`p1`, `p2`):
 /// - (a) no `p1` is C0..=DF or F0..=FF (every byte from `bytes[2]` to the one before the last
 ///   block's last, which the next batch checks);
 /// - (b) a byte is a continuation byte exactly where `p1` or `p2` is E0 or above;
@@ -19,8 +19,8 @@ use std::arch::x86_64::*;
 ///   another lead there, (b) would take the byte after that for its first).
 ///
 /// So each lead of `bytes[2..]` is E0..=EF with two continuation bytes in its range and no more,
-/// and every continuation byte is one of those: the batch is valid (Keiser and Lemire's check
-/// finds no error: the unit tests hold both to `utf8_tables::error_at`).
+/// and every continuation byte is one of those: the batch is valid (the unit tests check this
+/// against `utf8_tables::error_at`).
 ///
 /// # Safety
 /// The CPU has AVX2, and the caller is compiled for it (it inlines there).
@@ -35,8 +35,7 @@ pub unsafe fn utf8_continuation_three(bytes: &[u8]) -> Option<u64> {
     unsafe {
         let zero = _mm256_setzero_si256();
         let (mut tally, mut errors, mut high) = (zero, zero, zero);
-        // Half a block a turn: the constants stay in registers, where a whole block's turn
-        // took them from memory every time, short of registers.
+        // Half a block a turn, so the constants stay in registers (a whole block ran short).
         for (k, half) in bytes[..bytes.len() - (bytes.len() - 3) % 64].windows(35).step_by(32).enumerate() {
             prefetch(bytes, 32 * k);
             let at = half.as_ptr();

@@ -1,14 +1,11 @@
-//! The UTF-8 batch check (`Masks::utf8_continuation`) with AVX-512 VBMI's byte permute: the
-//! same Keiser-Lemire check and tally in fewer instructions. `vpermb` looks up 64 entries by
-//! the low six bits of each index byte, so a 16-entry table repeated four times answers for a
-//! nibble whatever the two bits above it hold: neither the high nibbles (shifted down in 16-bit
-//! lanes, the next byte's bits above them) nor the low ones need their mask. A fourth look-up
-//! by the high nibbles the third already has gives each byte's count (1 for a continuation
-//! byte), added in one instruction where a compare, its mask spread to bytes and a subtraction
-//! took three: 11 vector instructions a block against 15. Measured as fast as the block masks'
-//! loop or faster on every text tried, read or mapped; a loop of the same shape with `vpshufb`
-//! (masks kept, the tally by look-up) gained nothing: what pays is the masks left out
-//! (benches/RESULTS.md, "Figures behind code comments").
+//! The UTF-8 batch check (`Masks::utf8_continuation`) with AVX-512 VBMI's byte permute: the same
+//! Keiser-Lemire check and tally in fewer instructions. `vpermb` looks up 64 entries by an index
+//! byte's low six bits, so a 16-entry table repeated four times ignores the two bits above a
+//! nibble: no nibble needs its mask (the high ones are shifted down in 16-bit lanes). A fourth
+//! look-up, by the high nibbles, gives each byte's count (1 for a continuation byte): one
+//! instruction where a compare, its mask spread to bytes and a subtraction took three. It was
+//! never slower than the block masks' loop, and the same loop with `vpshufb` (masks kept) gained
+//! nothing: the masks left out pay (benches/RESULTS.md, "Figures behind code comments").
 
 use super::load512;
 use crate::platform::simd::prefetch;

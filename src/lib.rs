@@ -1,10 +1,9 @@
-//! rapidutils: drop-in, GNU-compatible `yes`, `cat` and `wc` that pick their fastest path at
-//! run time.
+//! rapidutils: GNU-compatible `yes`, `cat` and `wc` that pick their fastest path at run time.
 //!
 //! The library holds every tool; the binaries are thin: `src/bin/<tool>.rs` runs one tool, and
 //! `src/main.rs` is the multi-call binary that dispatches on its name or first argument.
 
-// `platform` is the one module where `unsafe` is allowed: every system call, the SIMD kernels,
+// `platform` is the one module where `unsafe` is allowed: every syscall, the SIMD kernels,
 // the C library's locale functions. Cargo.toml's [lints] deny it in the crate; every other
 // module forbids it, so no `allow` further down can let it back in.
 #[forbid(unsafe_code)]
@@ -122,8 +121,7 @@ fn kernels_line() -> Vec<u8> {
 const MULTICALL_USAGE: &str =
     "rapidutils TOOL [ARGUMENT]...\nTOOL [ARGUMENT]...   (through a link named after the tool)";
 
-/// `rapidutils --help`: the usage forms, the description, and each option with its description
-/// on the next line (GNU's layout).
+/// `rapidutils --help`: usage, description, each option with its description below (GNU's layout).
 fn multicall_help() -> String {
     let cmd = multicall_command();
     let mut text = String::new();

@@ -1,9 +1,8 @@
 //! The `cat` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
-//! texts from those messages. Arguments are declared in the order of GNU's `long_options` table
-//! (it decides the order of "possibilities" in an ambiguous-option message); `display_order`
-//! gives the help's order.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid a message, and the clap `Command` takes its
+//! texts from it. Arguments follow GNU's `long_options` table, whose order an ambiguous-option
+//! message shows; `display_order` gives the help's.
 
 use crate::common::help::{HELP_OPTION, Msg, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};

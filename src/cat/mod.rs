@@ -1,10 +1,9 @@
 //! `cat`: concatenate files to standard output, byte-exact with GNU coreutils 9.12.
 //!
-//! Plan: parse (GNU getopt over the clap definition); check stdout once; then for each operand
-//! open it, refuse it if it is the output file (GNU 9.12's rule), and either move its bytes
-//! with the cheapest zero-copy call the file types allow (`copy`) or run the formatting state
-//! machine over large chunks (`format`). Errors on one input are reported where GNU reports
-//! them and the next input is still copied; a write error ends the run.
+//! Plan: parse (GNU getopt over the clap definition) and check stdout once. Then open each
+//! operand, refuse it if it is the output file (GNU 9.12's rule), and either move its bytes with
+//! the cheapest zero-copy call (`copy`) or format it in large chunks (`format`). An input's
+//! errors are reported where GNU reports them, the next still copied; a write error ends the run.
 
 mod cli;
 pub mod copy;
@@ -29,7 +28,7 @@ use std::os::unix::ffi::OsStrExt;
 /// `cat` in the tool table.
 pub const TOOL: crate::common::Tool = crate::common::Tool { name: "cat", command, run: main };
 
-/// Formatted output is written in pieces of about this size.
+/// Formatted output is written about this much at a time.
 const OUTPUT_FLUSH: usize = 128 * 1024;
 /// Formatting reads this much at a time: 64 KiB stays in L2, so the kernel's copy costs less
 /// system time than with 128 KiB (benches/RESULTS.md, "Figures behind code comments").
@@ -209,20 +208,18 @@ impl Cat {
         }
     }
 
-    /// Formatting mode: big chunks formatted, written in big pieces. A regular file is taken
-    /// in whichever way is cheaper here (`input::feed`: mapped or read). Anything else is
-    /// read, and output is flushed before a read that would wait (so `cat -n` on a slow pipe
-    /// shows lines as they come); and at the end of each input (so messages about the next
-    /// one come after its output, as with GNU).
+    /// Formatting mode: big chunks formatted and written in large writes. A regular file is taken
+    /// in whichever way is cheaper here (`input::feed`); anything else is read. Output is flushed
+    /// before a read that would wait (so `cat -n` on a slow pipe shows lines as they come) and at
+    /// the end of each input (so messages about the next come after its output, as with GNU).
     fn format(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
         if self.in_buf.is_empty() {
             self.in_buf = vec![0; FORMAT_READ];
             self.out_buf = OutBuf::room_for(OUTPUT_FLUSH, FORMAT_READ);
         }
-        // Formatting into the very file it reads (allowed when output goes at or behind where
-        // it reads): formatted text is longer, so it would read its own output back and never
-        // end (GNU's does, until the disk is full). It stops at the size the file had when
-        // reached.
+        // Formatting into the very file it reads (allowed when output goes at or behind where it
+        // reads) would read its longer output back and never end (GNU's does, until the disk is
+        // full): it stops at the size the file had when reached.
         let into_itself = self.writes_into(info);
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {

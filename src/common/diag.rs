@@ -1,10 +1,10 @@
 //! GNU-style diagnostics: `prog: message[: strerror]` on standard error, and the program name
 //! they start with.
 //!
-//! GNU 9.12 names itself two ways: getopt's complaints, `Try '... --help'` and the usage lines
-//! use `argv[0]` as given (`/usr/bin/wc: invalid option -- 'x'`), while `error()` messages use its
-//! last component (`wc: f: No such file or directory`). The name is kept as raw bytes. Messages are assembled into one buffer and written with a
-//! single call so that they are never interleaved with other processes' output mid-line.
+//! GNU 9.12 names itself in two forms. Getopt's complaints, `Try '... --help'` and the usage
+//! lines use `argv[0]` as given (`/usr/bin/wc: invalid option -- 'x'`); `error()` messages use
+//! its last component (`wc: f: No such file or directory`). The name is kept as raw bytes. Each
+//! message is written with a single `write`, so that it never interleaves with others' output.
 
 use super::i18n::trf;
 use crate::platform;

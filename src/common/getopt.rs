@@ -1,12 +1,12 @@
 //! A getopt_long that behaves like glibc's, driven by a tool's clap `Command`.
 //!
-//! clap's `Command` is the one definition of each tool's options (the help text, man pages and
-//! completions come from it too), but clap's own parser differs from GNU getopt in ways scripts
-//! can see: its messages, its exit status (2, not 1), and its handling of abbreviations. This
-//! parser reads the option table out of the `Command` and reproduces glibc's rules and messages:
-//! unambiguous abbreviations of long options, `--name=value` and `--name value`, clustered short
-//! options, operands permuted after options unless `POSIXLY_CORRECT` is set (or the tool asks
-//! for in-order scanning), `--` ending the options, and `-` as an operand.
+//! clap's `Command` defines each tool's options (help text, man pages and completions come from
+//! it too), but clap's parser differs from GNU getopt where scripts can see it: messages, exit
+//! status (2, not 1), abbreviations. This parser reads the option table out of the `Command` and
+//! follows glibc's rules and messages: unambiguous long-option abbreviations, `--name=value` and
+//! `--name value`, clustered short options; `--` ends the options, and `-` is an operand.
+//! Operands are permuted after options unless `POSIXLY_CORRECT` is set or the tool asks for
+//! in-order scanning.
 
 use super::i18n::{format, tr_libc};
 use clap::{Arg, Command};
@@ -132,7 +132,7 @@ impl Getopt {
         Getopt::new(option_table(cmd), args, Ordering::Permute)
     }
 
-    /// The operands, in order; call once the iterator has returned `None`.
+    /// The operands, in order, once the iterator has returned `None`.
     pub fn into_operands(mut self) -> Vec<&'static OsStr> {
         self.operands.extend(self.args);
         self.operands

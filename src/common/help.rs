@@ -1,14 +1,12 @@
 //! `--help` and `--version` in GNU's shape.
 //!
-//! `--help` is printed message by message exactly as GNU 9.12 prints it: each message is one msgid
-//! GNU passes to gettext (the usage lines, the description, each option), so the catalogs of
-//! the system's coreutils translate it. The tools' clap `Command`s (from which the man pages
-//! and completions are generated) take their texts from the same messages. GNU's closing lines
-//! (where to report bugs) name rapidutils instead; the documentation lines are GNU's.
+//! `--help` is printed message by message as GNU 9.12 prints it, each message one msgid GNU
+//! passes to gettext (usage lines, description, each option), so the system's coreutils catalogs
+//! translate it. The clap `Command`s (source of the man pages and completions) take their texts
+//! from the same messages. GNU's closing lines name rapidutils for bugs, GNU for documentation.
 //!
-//! Options are printed as GNU's `oputs` prints them: plain when `TERM` is unset, empty or
-//! `dumb`, else the option's name in bold with a terminal hyperlink to its place in GNU's
-//! manual.
+//! Options are printed as GNU's `oputs` prints them: plain when `TERM` is unset, empty or `dumb`,
+//! else the name in bold with a terminal hyperlink to its place in GNU's manual.
 
 use super::diag;
 use super::i18n::{format, tr};
@@ -49,9 +47,8 @@ const PACKAGE_URL: &str = "https://www.gnu.org/software/coreutils/";
 const MANUAL_URL: &str = "https://www.gnu.org/software/coreutils/manual/coreutils.html";
 
 /// Whether the clap `Command`s carry their texts (usage, description, option help). Only the
-/// man-page and completion generator and the tests read them: the tools print `--help` from
-/// the messages and parse with the options' names alone, so they skip building the texts at
-/// start-up (25,000 instructions of `cat tiny`'s 223,000).
+/// generator and the tests read them: the tools print `--help` from the messages and parse by
+/// option names, so they skip the texts (benches/RESULTS.md, "Figures behind code comments").
 pub const DOCUMENTED: bool = cfg!(any(test, feature = "gen"));
 
 /// `arg` with the description of its help message, where the texts are wanted ([`DOCUMENTED`]).
@@ -188,11 +185,10 @@ fn oputs(out: &mut Vec<u8>, program: &str, option: &[u8]) {
 /// The GNU coreutils release whose behaviour the tools reproduce (the tests' oracle).
 pub const GNU_COREUTILS_VERSION: &str = "9.12";
 
-/// The `--version` text: the GNU layout, naming rapidutils. Its second line, where GNU's names
-/// a distribution's packaging, says which GNU coreutils the tools match: scripts that probe
-/// `cat --version | grep -qi coreutils` (or `grep -q GNU`) before relying on GNU behaviour then
-/// find it. The line is rapidutils' own, no GNU msgid, and stays untranslated, as the rest of
-/// this text does.
+/// The `--version` text: the GNU layout, naming rapidutils. Its second line, where GNU's names a
+/// distribution's packaging, says which GNU coreutils the tools match, for scripts that probe
+/// `cat --version | grep -qi coreutils` (or `grep -q GNU`) before relying on GNU behaviour. The
+/// line is rapidutils' own, no GNU msgid, and stays untranslated like the rest of this text.
 pub fn version_text(name: &str) -> Vec<u8> {
     format!(
         "{name} (rapidutils) {}\n\
@@ -215,9 +211,8 @@ pub enum Buffering {
     /// is reported with its `strerror` (`cat: write error: No space left on device`).
     Full,
     /// Line-buffered (GNU's wc): the first line already failed, and gnulib's `close_stdout`
-    /// gives the `strerror` of the close, not of that write: only a closed stdout (`EBADF`)
-    /// fails to close too (`wc: write error: Bad file descriptor`); otherwise the close
-    /// succeeds and the message is `wc: write error`.
+    /// gives the `strerror` of the close, not of that write. Only a closed stdout (`EBADF`) fails
+    /// to close too (`wc: write error: Bad file descriptor`); else it is `wc: write error`.
     Line,
 }
 
@@ -239,8 +234,7 @@ pub fn emit(text: &[u8], buffering: Buffering) -> i32 {
     }
 }
 
-/// Prints the help of tool `name` (usage lines naming the program as invoked) and returns the
-/// exit status.
+/// Prints tool `name`'s help (usage lines naming the program as invoked); returns the exit status.
 pub fn print_help(name: &str, messages: &[Msg], buffering: Buffering) -> i32 {
     emit(&help_text(name, messages, diag::program_name().as_bytes()), buffering)
 }

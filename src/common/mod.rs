@@ -14,13 +14,11 @@ pub use diag::{EXIT_FAILURE, EXIT_SUCCESS};
 use std::ffi::OsStr;
 
 /// A command-line argument, borrowed from the C runtime's `argv`, which lives as long as the
-/// process: no copy is made of it (`cat` of 10,000 files used to make 10,000 allocations for
-/// its operands, and free them at exit).
+/// process: no copy, and so no allocation, is made for each operand.
 pub type Arg = &'static OsStr;
 
-/// A tool: its name, its command-line definition, and its entry point (which gets the
-/// arguments after the program name and returns the exit status). Each tool defines one; the
-/// crate root lists them.
+/// A tool: its name, its command-line definition, and its entry point (which gets the arguments
+/// after the program name and returns the exit status). The crate root lists them.
 pub struct Tool {
     pub name: &'static str,
     pub command: fn() -> clap::Command,

@@ -31,11 +31,10 @@ pub fn quote_always(name: &[u8]) -> Vec<u8> {
     quoted.text
 }
 
-/// Quotes like GNU's `quote` (gnulib's `locale_quoting_style`), for arguments in messages: the
-/// quotation marks the message catalog gives for "`" and "'" (French `« x »`), else ‘x’ in a
-/// UTF-8 locale and 'x' in others; inside, C escapes for control characters and backslashes,
-/// octal escapes for bytes that are not printable characters in the locale, and a backslash
-/// before the closing quotation mark.
+/// Quotes like GNU's `quote` (gnulib's `locale_quoting_style`), for arguments in messages: in
+/// the catalog's marks for "`" and "'" (French `« x »`), else ‘x’ in UTF-8, 'x' in other locales.
+/// Inside, control characters and backslashes get C escapes, bytes not printable in the locale
+/// octal ones, and the closing mark a backslash before it.
 pub fn quote_locale(arg: &[u8]) -> Vec<u8> {
     let left = gettext_quote(c"`");
     let right = gettext_quote(c"'");
@@ -128,9 +127,8 @@ struct Unit {
     printable: bool,
 }
 
-/// Splits off the character at the start of `rest` (never empty) under the current locale.
-/// Mirrors gnulib: an invalid byte is a unit of its own; an incomplete sequence at the end takes
-/// the rest of the name; both are unprintable.
+/// Splits off the character at the start of `rest` (never empty) under the current locale, as
+/// gnulib does: an invalid byte, or an incomplete sequence to the end, is one unprintable unit.
 fn next_unit(rest: &[u8], charset: Charset, decoder: &mut MbDecoder) -> Unit {
     match charset {
         Charset::Unibyte => Unit { len: 1, printable: platform::is_printable_byte(rest[0]) },

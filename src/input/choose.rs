@@ -1,28 +1,27 @@
-//! Two ways of doing the same work, and which is cheaper on this machine, now: each is timed on
-//! rounds of the work itself (this thread's CPU time), and the cheaper goes on. A first round
-//! each way is not timed (it pays for cold caches), then one each way is, then the cheaper goes
-//! on and the other is timed again after [`FIRST_RECHECK`] rounds, then twice as many each time
-//! up to [`RECHECK`]. A pure function of the costs it is told, tested without a clock. The runs
-//! behind each constant: benches/RESULTS.md, "The chooser's constants".
+//! A chooser between two ways of doing the same work, timed on rounds of the work itself (this
+//! thread's CPU time): the cheaper goes on. Each way's first round is not timed (cold caches),
+//! then one each is. The other way is timed again after [`FIRST_RECHECK`] rounds, then after
+//! twice as many each time up to [`RECHECK`]. A pure function of the costs it is told, tested
+//! without a clock. Runs behind the constants: benches/RESULTS.md, "The chooser's constants".
 
 /// After this many rounds the way not taken is timed again on one round (at the most).
 pub const RECHECK: u32 = 16;
-/// The first recheck comes after this many rounds: first rounds are dearer, unalike per way.
+/// The first recheck comes after this many rounds: first rounds cost more, unalike per way.
 pub const FIRST_RECHECK: u32 = 2;
-/// A way not taken this many times as dear in each of its last rounds is rechecked as
-/// [`BUDGET`] allows, not sooner than [`RECHECK`].
+/// A way not taken that costs this many times as much in each of its last rounds is rechecked
+/// as [`BUDGET`] allows, not sooner than [`RECHECK`].
 pub const FAR: f64 = 1.5;
-/// A far dearer way's recheck costs `ratio - 1` rounds more: the next comes after
+/// A far costlier way's recheck costs `ratio - 1` rounds more: the next comes after
 /// `(ratio - 1) / BUDGET` rounds, from [`RECHECK`] to [`RECHECK_FAR`].
 pub const BUDGET: f64 = 0.02;
-/// The most rounds between rechecks of a far dearer way: 512 MiB of 4 MiB stretches, so that a
+/// The most rounds between rechecks of a far costlier way: 512 MiB of 4 MiB stretches, so that a
 /// file whose state changes part-way is still followed within a file of a few GiB.
 pub const RECHECK_FAR: u32 = 128;
 /// Once both ways are timed, the other takes over only when it costs less by more than this
 /// fraction: rounds of the same work differ by more than that from one to the next.
 pub const MARGIN: f64 = 0.05;
-/// A way's cost is the least of its last this many rounds: single rounds come out 10 % and
-/// more dearer now and then on a shared VM.
+/// A way's cost is the least of its last this many rounds: on a shared VM a single round now
+/// and then costs much more (benches/RESULTS.md, "Figures behind code comments").
 pub const SPAN: usize = 3;
 
 /// The costs of a way's last [`SPAN`] timed rounds.
@@ -112,8 +111,8 @@ impl<W: Copy + PartialEq> Chooser<W> {
         let timed_both = self.timed_both();
         let checking = timed_both && self.since_check >= self.interval;
         self.recent[index].push(nanos as f64 / units as f64);
-        // How many times as dear the way not taken is as the one going on, in the least of its
-        // last rounds (at a recheck two at least: the first timed round alone does not count).
+        // How many times as much the way not taken costs as the one going on, by the least of
+        // its last rounds (at a recheck two at least: the first timed round alone does not count).
         let mut dearer = 1.0;
         if let [Some(a), Some(b)] = self.recent.map(|r| r.cost()) {
             let cost = [a, b];
@@ -158,7 +157,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
     }
 }
 
-/// Rounds until the next recheck of a way `dearer` (> [`FAR`]) times as dear: see [`BUDGET`].
+/// Rounds until the next recheck of a way `dearer` times as costly (> [`FAR`]): see [`BUDGET`].
 fn far_interval(dearer: f64) -> u32 {
     // (An infinite ratio, of a way going on at no cost, is as far as any.)
     ((dearer - 1.0) / BUDGET).ceil().clamp(f64::from(RECHECK), f64::from(RECHECK_FAR)) as u32
@@ -175,14 +174,13 @@ mod tests {
         way
     }
 
-    /// The two untimed first rounds, dear as first rounds are: the warm-up way's, the other's.
+    /// The two untimed first rounds, costly as first rounds are: the warm-up way's, the other's.
     fn warm_up(chooser: &mut Chooser<char>) {
         let first = round(chooser, 9.0);
         assert_ne!(round(chooser, 9.0), first);
     }
 
-    /// A chooser past its untimed first rounds and one timed round each way: 'a' at `a`, 'b'
-    /// at `b`.
+    /// A chooser past its untimed first rounds and one timed round each: 'a' at `a`, 'b' at `b`.
     fn timed_once(a: f64, b: f64) -> Chooser<char> {
         let mut chooser = Chooser::new(['a', 'b'], 'b', None);
         warm_up(&mut chooser);
@@ -191,8 +189,7 @@ mod tests {
         chooser
     }
 
-    /// Rounds of the way going on at `cost` until the chooser asks for the other (a recheck);
-    /// returns how many.
+    /// Rounds of the way going on at `cost` until the chooser rechecks the other; returns how many.
     fn until_recheck(chooser: &mut Chooser<char>, cost: f64) -> u32 {
         let way = chooser.next();
         let mut rounds = 0;
@@ -207,7 +204,7 @@ mod tests {
     #[test]
     fn both_ways_are_timed_then_the_cheaper_goes_on_and_the_other_is_rechecked() {
         let mut chooser = Chooser::new(['a', 'b'], 'b', None);
-        // Each way's first round is not timed: however dear, it decides nothing.
+        // Each way's first round is not timed: however costly, it decides nothing.
         assert_eq!(round(&mut chooser, 9.0), 'b');
         assert_eq!(round(&mut chooser, 9.0), 'a');
         assert_eq!(round(&mut chooser, 0.14), 'a');
@@ -217,8 +214,8 @@ mod tests {
             assert_eq!(until_recheck(&mut chooser, 0.1), interval.min(RECHECK));
             assert_eq!(round(&mut chooser, 0.14), 'a');
         }
-        // A recheck finds 'a' now the cheaper (the work changed): it goes on, and 'b', now twice
-        // as dear, is rechecked after as many rounds as the budget allows.
+        // A recheck finds 'a' now the cheaper (the work changed): it goes on. 'b', now costing
+        // twice as much, is rechecked after as many rounds as the budget allows.
         assert_eq!(until_recheck(&mut chooser, 0.1), RECHECK);
         assert_eq!(round(&mut chooser, 0.05), 'a');
         assert_eq!(until_recheck(&mut chooser, 0.05), far_interval(2.0));
@@ -229,9 +226,8 @@ mod tests {
     #[test]
     fn a_way_far_dearer_is_rechecked_less_often() {
         // Each case: (a's first timed round, a's round at the first recheck, the next interval).
-        // Far dearer in both: as many rounds on as keep the rechecks' extra cost within the
-        // budget (2.5 times as dear: 1.5 rounds' more a recheck), at least RECHECK. Dearer, not
-        // far: twice as many rounds as the last. Far dearer in one of its rounds only: not far.
+        // Far costlier in both: as many rounds as keep the rechecks within the budget, at least
+        // RECHECK. Costlier, not far: twice the last interval. Far in one round only: not far.
         for (first, again, next) in [
             (0.25, 0.3, (1.5 / BUDGET).ceil() as u32),
             (0.16, 0.16, RECHECK.max((0.6 / BUDGET).ceil() as u32)),
@@ -258,7 +254,7 @@ mod tests {
             let rounds = far_interval(dearer);
             assert!((dearer - 1.0) <= BUDGET * f64::from(rounds) + 1e-9, "{dearer}: {rounds}");
         }
-        // A way five times as dear, rechecked again and again: RECHECK_FAR rounds apart.
+        // A way five times as costly, rechecked again and again: RECHECK_FAR rounds apart.
         let mut chooser = timed_once(0.5, 0.1);
         assert_eq!(until_recheck(&mut chooser, 0.1), FIRST_RECHECK);
         for _ in 0..3 {
@@ -285,7 +281,7 @@ mod tests {
         warm_up(&mut chooser);
         round(&mut chooser, 0.1);
         round(&mut chooser, 0.2);
-        // 'a' got dearer than 'b', round after round: 'b' takes over as soon as the cheap
+        // 'a' came to cost more than 'b', round after round: 'b' takes over as soon as the cheap
         // round is not among a's last SPAN (a recheck of 'b' may come between).
         let mut dear = 0;
         while chooser.is_chosen('a') {
@@ -304,7 +300,7 @@ mod tests {
         warm_up(&mut chooser);
         round(&mut chooser, 0.9);
         round(&mut chooser, 1.0);
-        // 'a' goes on; single rounds twice as dear, between ordinary ones, are noise.
+        // 'a' goes on; single rounds costing twice as much, between ordinary ones, are noise.
         let spiky = [0.9, 2.0, 0.9, 0.9, 2.0, 0.9, 2.0];
         let mut n = 0;
         for _ in 0..4 * RECHECK {

@@ -1,18 +1,14 @@
-//! A regular file's bytes, fed to `cat`'s formatter or `wc`'s counters by the cheaper of two
-//! ways on this machine, now: from read-only mappings of the page cache (no copy into a
-//! buffer), or by `read` into a reused buffer (GNU's way).
+//! A regular file's bytes, fed to `cat`'s formatter or `wc`'s counters the cheaper of two ways
+//! here and now: from read-only mappings of the page cache, or by `read` into a buffer (GNU's).
 //!
-//! Which is cheaper depends on the CPU and on how the page cache holds the file, so it is
-//! timed as the file is fed: stretches of up to [`STRETCH`] are the rounds of a [`Chooser`],
-//! kept from one file to the next; a file found in whole 2 MiB folios is mapped to its end
-//! (`whole_folios`). `RAPIDUTILS_INPUT=map|read` forces one way. Figures: benches/RESULTS.md,
-//! "The input: mapping or reading".
+//! Which is cheaper depends on the CPU and on how the page cache holds the file, so it is timed
+//! as the file is fed: stretches of up to [`STRETCH`] are the rounds of a [`Chooser`] kept from
+//! file to file. `RAPIDUTILS_INPUT=map|read` forces one way. Figures: benches/RESULTS.md, "The
+//! input: mapping or reading".
 //!
-//! A mapped file can shrink under us: the SIGBUS handler (`platform::Mapping`) puts zero pages
-//! past the new end and records where; after each piece `fstat` at a cut or a stretch's end
-//! gives the real size, a piece that held bytes past it is fed again from the consumer's mark,
-//! and reads take what follows. Mapped bytes may also change while fed (see
-//! [`Consumer::feed`]).
+//! A mapped file can shrink under us: the SIGBUS handler (`platform::Mapping`) maps zero pages
+//! past the new end. At a cut or a stretch's end `fstat` gives the real size; a piece that held
+//! bytes past it is fed again from the consumer's mark, and reads take what follows.
 
 pub mod choose;
 
@@ -39,8 +35,7 @@ pub trait Consumer {
     type Error;
     fn mark(&self) -> Self::Mark;
     fn rewind(&mut self, mark: Self::Mark);
-    /// Takes the next bytes, mapped or read: they may change while this runs (see
-    /// `platform::Changing`).
+    /// Takes the next bytes, mapped or read: they may change while this runs (`Changing`).
     fn feed(&mut self, bytes: Changing<'_>);
     /// Whether output is due; if so [`Consumer::output`] is called once the bytes fed are known
     /// to be the file's and the file offset is past them.
@@ -88,7 +83,7 @@ pub enum Stop<E> {
     Output(E),
 }
 
-/// The two ways in.
+/// The chooser's two ways of taking a file in: mapping or reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
     Map,
@@ -116,18 +111,17 @@ pub fn feed<C: Consumer>(
     consumer: &mut C,
     end: &impl Bound,
 ) -> Result<(), Stop<C::Error>> {
-    // Advice and offset only where they matter: two system calls less per small file.
+    // Advice and offset only where they matter: two syscalls less per small file.
     if info.size > buf.len() as u64 {
         platform::advise_sequential(fd);
     }
     let mut pos = if info.size >= MAP_MIN || end.bounded() { platform::current_offset(fd).ok() } else { None };
     // (No consumer feeds another file meanwhile: the borrow holds.)
     CHOOSER.with_borrow_mut(|chooser| {
-        // This file alone may be unable to be mapped: the chooser that goes on is not told.
+        // This file alone may be unable to be mapped: the kept chooser is not told.
         let mut only = if platform::MAPPED_FILES && pos.is_some() { forced() } else { Some(Way::Read) };
         // Whether the file offset is behind `pos` (mapped stretches do not move it).
         let mut behind = false;
-        // Stretches while the file (as it was) has at least MAP_MIN left.
         while let Some(at) = pos.filter(|&at| info.size.saturating_sub(at) >= MAP_MIN) {
             let stretch = if only == Some(Way::Map) { end.mapped_stretch() } else { STRETCH };
             let len = end.claim(at, at + (info.size - at).min(stretch - at % stretch)).saturating_sub(at);
@@ -185,7 +179,6 @@ pub fn feed<C: Consumer>(
         if let Some(at) = pos.filter(|_| behind) {
             platform::seek_to(fd, at).map_err(Stop::Read)?;
         }
-        // To the end of the file (past the size it had if it grew), or to the bound.
         let rest = match pos {
             Some(at) => end.claim(at, u64::MAX).saturating_sub(at),
             None if end.bounded() => 0,
@@ -206,11 +199,9 @@ struct Round {
 }
 
 impl Round {
-    /// The round from file offset `at` over the `len` bytes the bound leaves: the way `only`
-    /// forces (this file cannot be mapped, or it is mapped to its end), untimed; else the
-    /// chooser's `next` way, timed, and shorter where the way is not yet `chosen` (a round that
-    /// measures costs per byte: short enough is as good as long). A timed mapped round over
-    /// whole 2 MiB folios counts its page faults.
+    /// The round from file offset `at` over the `len` bytes the bound leaves: untimed where
+    /// `only` forces a way, else the chooser's `next` way, timed, and short while it is not yet
+    /// `chosen` (it measures a cost per byte). A timed mapped round of whole folios counts faults.
     fn plan(at: u64, len: u64, only: Option<Way>, next: Way, chosen: bool) -> Round {
         if let Some(way) = only {
             return Round { way, len, timed: false, count_faults: false };
@@ -230,9 +221,8 @@ impl Round {
     }
 }
 
-/// Whether a mapping of `len` bytes from a 2 MiB boundary that took `faults` page faults was
-/// mapped a whole 2 MiB folio at a time (at most two faults each; small folios take one every
-/// 64 KiB): the file was read from disk, and mapping it is cheaper on every machine measured.
+/// Whether a mapping of `len` bytes from a 2 MiB boundary took at most two `faults` a 2 MiB folio
+/// (small folios take one every 64 KiB): the file was read from disk, and mapping is cheaper.
 fn whole_folios(faults: u64, len: u64) -> bool {
     len >= MAP_PROBE && faults * MAP_PROBE <= 2 * len
 }
@@ -326,11 +316,9 @@ mod tests {
             // The chosen way goes on over the stretch, timed.
             ((4 * MIB, 4 * MIB, None, Way::Read, true), round(Way::Read, 4 * MIB, true, false)),
             ((4 * MIB, 4 * MIB, None, Way::Map, true), round(Way::Map, 4 * MIB, true, true)),
-            // A read that measures reads READ_PROBE.
             ((0, 4 * MIB, None, Way::Read, false), round(Way::Read, READ_PROBE, true, false)),
             ((0, MIB / 2, None, Way::Read, false), round(Way::Read, MIB / 2, true, false)),
-            // A mapping that measures maps to the next 2 MiB boundary, whole folios: faults
-            // counted.
+            // A mapping that measures maps to the next 2 MiB boundary: whole folios, faults count.
             ((0, 4 * MIB, None, Way::Map, false), round(Way::Map, MAP_PROBE, true, true)),
             // ... or to the one after, where the next is near.
             ((3 * MIB / 2, 4 * MIB, None, Way::Map, false), round(Way::Map, MAP_PROBE / 4 + MAP_PROBE, true, false)),

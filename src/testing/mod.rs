@@ -6,9 +6,8 @@ use crate::platform::cpu::Features;
 use crate::platform::simd::Kernel;
 pub use shared::{kernel_not_run, skipped, xorshift};
 
-/// The kernels `test` can run on this CPU. The other kernels of this architecture are reported
-/// as skipped (see [`skipped`]), with the reason: with them forced, the code would silently run
-/// a slower kernel and the test would pass without testing them.
+/// The kernels `test` can run on this CPU. The others of this architecture are reported as
+/// skipped ([`skipped`]): forced, they would silently run a slower kernel and pass untested.
 pub fn kernels(test: &str) -> Vec<Kernel> {
     let this_arch = |k: &Kernel| match k {
         Kernel::Portable => true,

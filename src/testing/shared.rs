@@ -1,10 +1,9 @@
 //! What the unit tests (`crate::testing`) and the integration tests (`tests/util.rs`, which
-//! includes this file) share: a pseudo-random sequence, and reporting what a test could not
-//! run here.
+//! includes this file) share: a pseudo-random sequence, and reporting what a test could not run.
 //!
-//! A test of a kernel the CPU lacks must not pass as if it had tested it: it says what it left
-//! out, on stderr and, when `RAPIDUTILS_TEST_SKIPS` names a file, in that file, which `make
-//! test` prints at its end. The rest of the test still runs.
+//! A test of a kernel the CPU lacks must not pass as if it had tested it. It says what it left
+//! out on stderr and, when `RAPIDUTILS_TEST_SKIPS` names a file, in that file, which
+//! `make test` prints at its end. The rest of the test still runs.
 
 use super::{Features, Kernel};
 use std::collections::BTreeSet;
@@ -74,7 +73,7 @@ pub fn tunables_turn_off(cap: &str) -> bool {
     list.split(':').next().unwrap_or_default().split(',').any(|c| c == cap)
 }
 
-/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each call gives
+/// A deterministic pseudo-random sequence (xorshift64) from a non-zero `seed`: each use gives
 /// the next value.
 pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
     move || {

@@ -11,11 +11,9 @@ pub(super) fn is_nbspace(wc: u32) -> bool {
     matches!(wc, 0x00a0 | 0x2007 | 0x202f | 0x2060)
 }
 
-/// Classes of non-ASCII characters, from the C library (`iswspace` and GNU's no-break spaces,
-/// `wcwidth`), asked once per 256-character page and kept: one table look-up per character
-/// instead of two library calls. Pages of the supplementary planes are kept too, in a table
-/// made on first use. A page of the first plane is made only once `PAGE_AFTER` of its
-/// characters have been asked one by one, as GNU asks them.
+/// Classes of non-ASCII characters from the C library (`iswspace` and GNU's no-break spaces,
+/// `wcwidth`), kept per 256-character page: one look-up a character, not two questions. A page
+/// of the first plane is made once `PAGE_AFTER` of its characters were asked singly, as GNU asks.
 pub struct WideClasses {
     pub(super) posixly_correct: bool,
     pub(super) pages: [OnceCell<Box<[u8; 256]>>; 256],
@@ -27,10 +25,9 @@ pub struct WideClasses {
     /// For each lead byte of a three-byte UTF-8 form, the width of each row of 64 characters it
     /// begins (by second byte), see `lead_rows`.
     pub(super) lead_rows: [OnceCell<Box<[u8; 64]>>; 16],
-    /// The same for the first two bytes of four-byte forms (F0..=F4, then 0x80..=0xBF),
-    /// indexed by the third byte; made on first use. Any lead byte's low three bits have
-    /// their entry: the bytes of a shared mapping may change between the UTF-8 check and
-    /// the look-up (another writer), and no byte may then lead out of a table.
+    /// The same for four-byte forms' first two bytes (F0..=F4, 0x80..=0xBF), by the third byte;
+    /// made on first use. Any lead byte's low three bits have an entry: another writer may change
+    /// a mapped byte after the UTF-8 check, and no byte may then lead out of a table.
     pub(super) region_rows: OnceCell<Box<[Lazy<[u8; 64]>]>>,
 }
 
@@ -43,11 +40,11 @@ pub(super) const WIDTH_BITS: u8 = 0b11;
 pub(super) const SPACE_BIT: u8 = 0b100;
 /// The last code point (U+10FFFF) and the number of 256-character pages up to it.
 pub(super) const PAGES: usize = 0x1100;
-/// A page costs 256 characters' calls (two each): made after that many asked one by one, it
-/// costs at most twice the calls of the cheaper way, whatever the text.
+/// A page costs asking about 256 characters (two questions each). Made after that many were asked
+/// one by one, it at most doubles what the cheaper choice asks, whatever the text.
 const PAGE_AFTER: u16 = 256;
 /// Chunks this large, or runs that asked this many characters one by one, use the tables of
-/// whole lead bytes: 4,096 calls each (`wcwidth`), which a few KB of Chinese never pays back
+/// whole lead bytes: 4,096 `wcwidth` answers each, which a few KB of Chinese never pays back
 /// (benches/RESULTS.md, "Figures behind code comments").
 const TABLES_MIN: usize = 64 << 10;
 const TABLES_AFTER: u64 = 8 << 10;
@@ -127,8 +124,7 @@ impl WideClasses {
     }
 
     /// Whether the tables of whole lead bytes (`lead_rows`, 4,096 characters each) pay for a
-    /// chunk of `len` bytes: in a large chunk, or once this run has asked the C library about
-    /// many characters one by one.
+    /// chunk of `len` bytes: a large chunk, or a run that asked many characters one by one.
     pub(super) fn tables_pay(&self, len: usize) -> bool {
         len >= TABLES_MIN || self.singly.get() >= TABLES_AFTER
     }
@@ -148,9 +144,8 @@ impl WideClasses {
         platform::char_width(wc).clamp(0, 3) as u8
     }
 
-    /// The widths of the 64 rows of 64 characters from `first` (a multiple of 4,096): each
-    /// `ROW_WIDTH_BITS` of a common width, or `ROW_MIXED`. A row's widths come from its
-    /// page if made, else from the C library, asked no further than the first that differs.
+    /// The widths of the 64 rows of 64 characters from `first` (a multiple of 4,096): a common
+    /// width's `ROW_WIDTH_BITS`, or `ROW_MIXED`. From the page if made, else the C library.
     pub(super) fn rows_of(&self, first: u32) -> Box<[u8; 64]> {
         Box::new(std::array::from_fn(|k| {
             let row = first | ((k as u32) << 6);
@@ -164,15 +159,13 @@ impl WideClasses {
         }))
     }
 
-    /// The widths of the 64 rows of 64 characters that the three-byte lead `lead` begins,
-    /// indexed by the second byte's low six bits.
+    /// The widths of the rows the three-byte lead `lead` begins, by the second byte's low six bits.
     pub(super) fn lead_rows(&self, lead: u8) -> &[u8; 64] {
         self.lead_rows[usize::from(lead & 0x0f)].get_or_init(|| self.rows_of(u32::from(lead & 0x0f) << 12))
     }
 
-    /// The widths of the 64 rows of 64 characters that a four-byte form's first two bytes
-    /// (`lead` F0..=F4, `second` a continuation byte) begin, indexed by the third byte's low six
-    /// bits.
+    /// [`Self::lead_rows()`] of a four-byte form's first two bytes (`lead` F0..=F4, `second` a
+    /// continuation byte), indexed by the third byte's low six bits.
     pub(super) fn region_rows(&self, lead: u8, second: u8) -> &[u8; 64] {
         let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
         let cells = self.region_rows.get_or_init(|| (0..8 * 64).map(|_| OnceCell::new()).collect());
@@ -185,8 +178,8 @@ impl WideClasses {
 pub struct ByteClasses {
     pub(super) space: [bool; 256],
     pub(super) print: [bool; 256],
-    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`: the block
-    /// fast path's SIMD mask can stand for the table.
+    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`: the block path's SIMD
+    /// mask can stand for the table.
     pub(super) standard_spaces: bool,
     /// The one byte above 0x7f that separates words in a single-byte locale (its no-break
     /// space: 0xA0 in C and Latin-1, 0x9A in KOI8-R), if any.
@@ -241,16 +234,14 @@ impl ByteClasses {
         }
     }
 
-    /// Whether no character below U+1000 is wider than one column in this C library (in
-    /// Unicode none is: the wide ones begin at U+1100), which -L's tight bound relies on.
-    /// Asked once, when the bound is first needed (for a large chunk: its pages are made at once).
+    /// Whether no character below U+1000 is wider than one column in this C library (in Unicode
+    /// none is), as -L's tight bound assumes. Asked once, for a large chunk: its pages are made.
     pub(super) fn narrow_below_u1000(&self) -> bool {
         let narrow = |wc: usize| self.wide.page(wc >> 8)[wc & 0xff] & WIDTH_BITS <= 1;
         *self.narrow_below_u1000.get_or_init(|| (0x80..0x1000).all(narrow))
     }
 
-    /// The multibyte white space of this locale as byte patterns (`utf8::utf8_spaces`; None
-    /// when they do not fit).
+    /// This locale's multibyte white space as byte patterns (`utf8::utf8_spaces`), if they fit.
     pub(super) fn utf8_spaces(&self) -> Option<&BytePatterns> {
         self.utf8_spaces.get_or_init(|| utf8::utf8_spaces(|cp| self.wide.classify(cp) & SPACE_BIT != 0)).as_ref()
     }
@@ -260,9 +251,8 @@ impl ByteClasses {
 mod tests {
     use super::*;
 
-    /// The bytes of a shared mapping may change between wc's UTF-8 check and its look-ups
-    /// (another writer): every lead and second byte, valid or not, finds its tables, and no
-    /// table is indexed past its end.
+    /// Another writer may change a mapped byte between wc's UTF-8 check and its look-ups: every
+    /// lead and second byte, valid or not, finds its tables, none indexed past its end.
     #[test]
     fn any_bytes_find_a_row_table() {
         let wide = WideClasses::new(false);
@@ -276,10 +266,9 @@ mod tests {
         assert_eq!(wide.row64(0x1f_ffc0), wide.row64(0x10_ffc0));
     }
 
-    /// The tables of whole leads hold the widths the C library gives each character (GNU
-    /// 9.12's `c32width`, 0 below one, 2 as 0b011), one width a row of 64 characters or mixed,
-    /// for every character of the three-byte forms and of the emoji's region, with a page made
-    /// in the middle (whose row is answered from it).
+    /// The tables of whole leads hold the C library's widths (GNU 9.12's `c32width`, 0 below one,
+    /// 2 as 0b011), one a row of 64 characters or mixed: every three-byte form and the emoji's
+    /// region, with a page made in the middle (whose row is answered from it).
     #[test]
     fn lead_tables_hold_the_c_librarys_widths() {
         let gnu = |wc: u32| platform::char_width(wc).clamp(0, 3) as u8;

@@ -1,15 +1,14 @@
 //! The `wc` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
-//! texts from those messages. Arguments are declared in the order of GNU's `longopts` table (it
-//! decides the order of "possibilities" in an ambiguous-option message); `display_order` gives
-//! the help's order.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid a message, and the clap `Command` takes its
+//! texts from it. Arguments follow GNU's `longopts` table, whose order an ambiguous-option message
+//! shows; `display_order` gives the help's.
 
 use crate::common::help::{HELP_OPTION, Msg, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};
 
-/// The values `--total` takes, in GNU's argmatch order (its "Valid arguments" list). Not a
-/// clap value parser: that would add 17 KB of clap to the binary; the generator attaches it.
+/// The values `--total` takes, in GNU's argmatch order. Not a clap value parser, which would grow
+/// the binary (benches/RESULTS.md, "Figures behind code comments"); the generator attaches it.
 pub const TOTAL_WHEN: [&str; 4] = ["auto", "always", "only", "never"];
 
 const USAGE: Msg = Msg::Printf(c"Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n");

@@ -1,12 +1,10 @@
-//! `wc`: count lines, words, characters, bytes and the longest line, byte-exact with GNU
-//! coreutils 9.12.
+//! `wc`: count lines, words, characters, bytes and the longest line, byte-exact with GNU 9.12.
 //!
-//! Plan: parse; pick the inputs (operands, standard input, or NUL-separated names from
-//! `--files0-from`, read at once from a regular file and streamed otherwise); compute GNU's
-//! column width from the inputs' `stat`; then count each input (`paths::Counting`) along the
-//! path `plan` picks: a regular file's size for bytes alone, a SIMD byte count for lines, the
-//! counter (`count`) otherwise; print a line per input (a read error after its line, as GNU
-//! 9.12) and the total.
+//! Plan: parse, then pick the inputs: operands, standard input, or NUL-separated names from
+//! `--files0-from` (read at once from a regular file, streamed otherwise). Compute GNU's column
+//! width from the inputs' `stat`. Count each input (`paths::Counting`) along the path `plan`
+//! picks: a regular file's size for bytes alone, a SIMD byte count for lines, else the counter
+//! (`count`). Print a line per input (a read error after its line, as GNU 9.12), then the total.
 
 mod classes;
 mod cli;
@@ -104,8 +102,7 @@ pub fn main(args: Vec<Arg>) -> i32 {
         diag::error_errno(tr(c"write error"), &err);
         return diag::EXIT_FAILURE;
     }
-    // GNU closes standard input when it read it, and a failure there (it was closed all along)
-    // is an error of its own.
+    // GNU closes standard input once read: failing there (it was closed all along) is an error.
     if wc.read_stdin {
         if let Err(err) = platform::close(platform::STDIN) {
             diag::error_errno(b"-", &err);
@@ -143,8 +140,7 @@ fn parse_total(value: &OsStr) -> Result<TotalMode, i32> {
 struct Wc {
     want: Want,
     counting: Counting,
-    /// `--debug`, until the kernel was reported (once: GNU checks the CPU once, at the first
-    /// input counted by lines).
+    /// `--debug`, until the kernel was reported: GNU checks the CPU once, at the first line count.
     debug: bool,
     total: TotalMode,
     width: usize,
@@ -199,10 +195,9 @@ impl Wc {
     }
 
     /// GNU's `get_input_fstatus`: each input stat'ed at start (None: standard input without a
-    /// name), unless there is one input and one count. These stats decide the column width (1
-    /// for a single count of a single input and for --total=only; names that cannot be stat'ed
-    /// do not count), and a count of bytes alone goes by them: a file that grows while wc runs
-    /// (`wc -c a log >> log`) is counted at its size when wc started, as GNU counts it.
+    /// name), unless there is one input and one count. The stats decide the column width (1 for
+    /// one count of one input and for --total=only; failed stats do not count) and a count of
+    /// bytes alone: a file growing while wc runs (`wc -c a log >> log`) counts at its first size.
     fn stat_inputs(&mut self, names: &[Option<&[u8]>]) -> Vec<StartStat> {
         if names.len() == 1 && self.counts_wanted() == 1 {
             return vec![StartStat::NotTaken];
@@ -425,13 +420,12 @@ impl Wc {
     }
 }
 
-/// `--debug`: which line-counting acceleration is used, worded as GNU 9.12 words it; with
-/// `RAPIDUTILS_SIMD` set, also the kernel that setting led to.
+/// `--debug`: which line-counting acceleration is used, worded as GNU 9.12 words it. With
+/// `RAPIDUTILS_SIMD` set (for tests and comparisons), also the kernel that setting led to.
 fn report_kernel() {
     for &message in platform::simd::Kernel::best().gnu_debug_report() {
         diag::error(tr(message));
     }
-    // Our own knob, for tests and comparisons: say which kernel it led to.
     if std::env::var_os("RAPIDUTILS_SIMD").is_some() {
         diag::error(format!("RAPIDUTILS_SIMD: using {}", platform::simd::Kernel::best().name()).as_bytes());
     }

@@ -1,7 +1,7 @@
-//! `wc` of a large regular file on two CPUs: this thread counts from the front as it would
-//! alone (`input::feed`, mapped or read, whichever is cheaper here), a second one takes chunks
-//! from the end, cut after line ends, until they meet. A second CPU that is busy costs
-//! nothing, it just takes fewer chunks.
+//! `wc` of a large regular file on two CPUs. This thread counts from the start as it would
+//! alone (`input::feed`, mapped or read, whichever is cheaper here). A second thread takes
+//! chunks from the file's end, cut after line ends, until the two meet. A busy second CPU costs
+//! nothing: it just takes fewer chunks.
 
 use super::classes::ByteClasses;
 use super::count::Counts;
@@ -12,22 +12,20 @@ use crate::platform::{self, Changing, Fd, FileInfo};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Mapped stretches of the front, once mapping goes on without timing: each unmapping in a
-/// process of two running threads makes the kernel flush the other CPU's TLB by an interrupt,
-/// and fewer, larger stretches take fewer.
+/// This thread's mapped stretches once mapping goes on untimed: with two threads running, each
+/// unmapping interrupts the other CPU to flush its TLB, and larger stretches take fewer.
 const SHARED_STRETCH: u64 = 32 << 20;
 
 impl Counting {
-    /// Counts the large regular file `fd` on two threads. Only for files wc opened itself:
-    /// their offset does not matter afterwards.
+    /// Counts the large regular file `fd` on two threads. Only for files wc opened itself,
+    /// whose offset does not matter afterwards.
     pub(super) fn count_on_two_threads(&mut self, fd: Fd, info: FileInfo, count: Count) -> (Counts, Option<io::Error>) {
         let Ok(start) = platform::current_offset(fd) else {
             return self.count_here(fd, Some(&info), count, &u64::MAX);
         };
         let share = Share::new(start);
         let (want, charset, posixly_correct) = (self.want, self.charset, self.posixly_correct);
-        // Only the counter reads the classes (`-m` in a single-byte locale loads them, but counts
-        // lines and bytes).
+        // Only the counter reads the classes (`-m` loads them in a single-byte locale, unread).
         let needs_classes = matches!(count, Count::Counter(_));
         let ((front, front_error), end) = std::thread::scope(|scope| {
             let share = &share;
@@ -41,7 +39,7 @@ impl Counting {
                 let result = feed_end(fd, info.size, share, b'\n', buf.as_mut_slice(), || fresh.clone(), add);
                 io::Result::Ok((total, result.err()))
             });
-            // No thread to be had: this one counts it all (the end claims nothing).
+            // No second thread: this one counts it all.
             let front = match end {
                 Ok(_) => self.count_here(fd, Some(&info), count, share),
                 Err(_) => self.count_here(fd, Some(&info), count, &u64::MAX),
@@ -49,7 +47,7 @@ impl Counting {
             (front, end.map(|handle| handle.join()))
         });
         match end {
-            // A sequential count would have stopped at the front's error.
+            // A count on one thread would have stopped at this thread's error.
             _ if front_error.is_some() => (front, front_error),
             Ok(Ok(Ok((end, end_error)))) => (sum(&front, &end), end_error),
             Ok(Ok(Err(err))) => (front, Some(err)),
@@ -59,25 +57,23 @@ impl Counting {
     }
 }
 
-/// A file fed by two threads at once: one from the front by `input::feed` (this is its
-/// [`Bound`]), one taking chunks from the end by [`feed_end`], each cut after a line end, where
-/// every count can be cut. Neither waits for the other: if the second gets no CPU, the first
-/// does it all; at the end the first waits at most for the chunk the second is on.
+/// A file fed by two threads at once: this one from the start by `input::feed` (this is its
+/// [`Bound`]), the second in chunks from the file's end by [`feed_end`], each part cut after a
+/// line end. Neither waits: if the second gets no CPU, this thread does it all, and when they
+/// meet it waits at most for the chunk the second is on.
 pub struct Share {
-    /// The end of what the front has claimed, and the start of what the end has (u64::MAX
-    /// while it has nothing: the front goes on to the file's end, wherever that is then).
+    /// The end of what this thread has claimed, and the start of what the second has
+    /// (u64::MAX while it has nothing: this thread goes on to the file's end).
     bounds: std::sync::Mutex<(u64, u64)>,
-    /// Whether the front maps the file, having found that cheaper here (or been told to), or,
-    /// until it has timed both ways, whether mapping may be tried (see [`Share::new`]): the end
-    /// then maps its chunks too, where it reads them otherwise.
+    /// Whether this thread maps the file, or may before it has timed both ways ([`Share::new`]):
+    /// the second thread then maps its chunks too, else reads them.
     front_maps: AtomicBool,
 }
 
 impl Share {
-    /// A file whose front begins at `front` (its offset). Until the front has timed both ways,
-    /// the end maps (unless reading is forced or nothing is mapped here): mapping a file read
-    /// back from disk, the usual state of a large one, costs less than reading it on every
-    /// machine measured, and where the front finds otherwise the end follows it.
+    /// A file this thread feeds from offset `front`. Until it has timed both ways the second
+    /// thread maps (unless reading is forced or nothing is mapped here), as mapping a large file
+    /// read back from disk costs less on every machine measured; then it follows this thread.
     pub fn new(front: u64) -> Share {
         let maps = platform::MAPPED_FILES && input::forced() != Some(Way::Read);
         Share { bounds: std::sync::Mutex::new((front, u64::MAX)), front_maps: AtomicBool::new(maps) }
@@ -87,8 +83,8 @@ impl Share {
         self.bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The front's next stretch, from `from` to `to` at most: returns its end, where the
-    /// end's chunks begin if sooner (`from` or less: nothing is left).
+    /// Claims this thread's next stretch, from `from` to `to` at most. Returns its end: where
+    /// the second thread's chunks begin if sooner (`from` or less: nothing is left).
     pub fn claim_front(&self, from: u64, to: u64) -> u64 {
         let mut bounds = self.lock();
         let end = to.min(bounds.1).max(from);
@@ -96,19 +92,18 @@ impl Share {
         end
     }
 
-    /// Whether the front maps the file: the end's chunks are cheaper mapped too.
+    /// Whether this thread maps the file: then the second thread's chunks are cheaper mapped.
     pub fn front_maps(&self) -> bool {
         self.front_maps.load(Ordering::Relaxed)
     }
 
-    /// Where the end's chunks begin now (u64::MAX: none yet).
+    /// Where the second thread's chunks begin now (u64::MAX: none yet).
     pub fn back(&self) -> u64 {
         self.lock().1
     }
 
-    /// The end's next chunk, from `start` to where its last began: returns that (u64::MAX for
-    /// the first: to the file's end), or None when the front has come past `start` (the chunk
-    /// is the front's).
+    /// Claims the second thread's next chunk, from `start` to where its last began (returned;
+    /// u64::MAX for the first). None once this thread is past `start`.
     pub fn claim_back(&self, start: u64) -> Option<u64> {
         let mut bounds = self.lock();
         if start < bounds.0 || start >= bounds.1 {
@@ -132,14 +127,11 @@ impl Bound for Share {
     }
 }
 
-/// The end of a file shared with a front fed by `input::feed` (see [`Share`]), fed on a second
-/// thread: chunks of `end_chunk` bytes from the end (`size`, what `fstat` said) backwards,
-/// each starting after a `cut` byte (for `wc` a line end: no count spans one, so the chunks'
-/// counts add up), each fed to a consumer of its own from `fresh` and handed to `done`. A
-/// chunk is mapped where the front maps the file (the cheaper way here, its chooser found),
-/// else read with `pread` into `buf`. The first chunk reads on past `size` (a file that grew):
-/// mapped up to `size`, it is fed again by `pread` where something follows. Stops at the
-/// first read error (the chunk's consumer, fed what was read, is handed on first).
+/// Feeds the second thread's part of a file shared with `input::feed` ([`Share`]): chunks of
+/// `end_chunk` bytes backwards from `size`, each after a `cut` byte (a line end, which no count
+/// spans), each fed to a consumer from `fresh` and handed to `done`. A chunk is mapped where this
+/// thread maps the file, else read with `pread` into `buf`, the first on past `size` (a file that
+/// grew). Stops at the first read error, its chunk handed on first.
 pub fn feed_end<C: Consumer>(
     fd: Fd,
     size: u64,
@@ -178,19 +170,15 @@ pub fn feed_end<C: Consumer>(
     }
 }
 
-/// The second thread's chunks for a file of `size` bytes: a thirty-second of it, from 4 to
-/// 16 MiB. Mapped, each is unmapped at its end, and in a process of two running threads that
-/// interrupts the other CPU to flush its TLB (213 such interrupts for `wc -l` of 1 GiB in 4 MiB
-/// chunks and stretches, against 5 for fcoreutils, which maps the file once: 51 with 16 MiB
-/// chunks); at the end the front waits at most for the chunk the second thread is on, and on
-/// a smaller file a large chunk leaves the work unevenly shared.
+/// The second thread's chunk size: a thirty-second of the file, from 4 to 16 MiB. Unmapping a
+/// chunk interrupts the other CPU to flush its TLB, so larger chunks take fewer interrupts
+/// (benches/RESULTS.md, "Figures behind code comments"). Smaller ones share the work more evenly.
 fn end_chunk(size: u64) -> u64 {
     (size / 32).clamp(4 << 20, 16 << 20)
 }
 
 /// The page cache holds a file read back from disk in folios of up to 2 MiB, aligned in the
-/// file; a mapping whose addresses are aligned with the file's offsets maps each with one
-/// page-table entry (one fault), where an unaligned one takes a fault every 64 KiB of it.
+/// file: a mapping aligned alike takes one fault a folio, an unaligned one a fault every 64 KiB.
 const FOLIO: u64 = 2 << 20;
 
 /// Where the byte after the first `cut` at or after `from` (and before `to`) is, if before `to`.
@@ -207,13 +195,9 @@ fn after_cut(fd: Fd, cut: u8, from: u64, to: u64, buf: &mut [u8]) -> Option<u64>
     None
 }
 
-/// Feeds `fd` from offset `from` up to `to` mapped: false where it cannot be mapped, or when
-/// the file turned out to end before `to` (what was fed then holds zeros, not the file's bytes).
-///
-/// The mapping runs from the 2 MiB boundary at or below `from` to the one at or above `to`
-/// (the bytes around the chunk are mapped, not fed, nor touched): the kernel puts a mapping
-/// of 2 MiB or more at an address aligned alike, and then maps each folio of 2 MiB at once
-/// ([`FOLIO`]).
+/// Feeds `fd` from `from` up to `to`, mapped from the 2 MiB boundary below to the one above: the
+/// kernel then aligns the mapping alike and maps each folio at once ([`FOLIO`]). False where it
+/// cannot be mapped, or when the file ended before `to` (what was fed then holds zeros).
 fn feed_mapped<C: Consumer>(fd: Fd, from: u64, to: u64, consumer: &mut C) -> bool {
     let aligned = from / FOLIO * FOLIO;
     let end = to.div_ceil(FOLIO) * FOLIO;
@@ -268,12 +252,9 @@ mod tests {
         }
     }
 
-    /// With no front taking anything, the end's chunks are the file from where the front is
-    /// told to stop to its end: each after a line end, none twice. They are read here: under
-    /// the test harness Rust's runtime holds SIGBUS (its stack-overflow handler), so nothing
-    /// is mapped; the mapped chunks are tested through the binary
-    /// (`tests/wc_shape.rs`, `both_threads_map_a_large_file_where_the_first_maps`, and
-    /// `tests/wc_diff.rs`, `large_files_counted_on_two_threads_as_on_one`).
+    /// With this thread taking nothing, the second's chunks run back to near the file's start:
+    /// each after a line end, none twice. They are read, not mapped: the test harness holds
+    /// SIGBUS (its stack-overflow handler). tests/wc_shape.rs and tests/wc_diff.rs map them.
     #[test]
     fn the_end_takes_whole_lines_back_to_front() {
         let dir = std::env::temp_dir().join(format!("ru-regular-file-unit-{}", std::process::id()));
@@ -316,7 +297,7 @@ mod tests {
         assert_eq!(share.back(), u64::MAX);
         assert_eq!(share.claim_back(800), Some(u64::MAX));
         assert_eq!(share.back(), 800);
-        // A chunk below what the front holds, or at or past the end's start, is not the end's.
+        // A chunk below what this thread holds, or at or past the second's start: refused.
         assert_eq!(share.claim_back(250), None);
         assert_eq!(share.claim_back(800), None);
         assert_eq!(share.claim_front(300, 900), 800);
@@ -326,7 +307,7 @@ mod tests {
         assert_eq!(share.claim_back(4), Some(u64::MAX));
         assert_eq!(share.claim_back(0), Some(4));
         assert_eq!(share.claim_front(0, 5), 0);
-        // Nothing claimed from the end: the front goes on as far as it asks.
+        // Nothing claimed by the second thread: this one goes on as far as it asks.
         let share = Share::new(0);
         assert_eq!(share.claim_front(0, u64::MAX), u64::MAX);
     }

@@ -1,7 +1,6 @@
-//! `wc`'s input: one input counted along the path `plan` picks for it ([`Counting::count`]):
-//! a regular file's size, a pipe spliced to /dev/null, a regular file mapped or read
-//! (whichever is cheaper here) on one thread or two, anything else read; the read buffers,
-//! and `--files0-from`'s names.
+//! `wc`'s input, counted along the path `plan` picks ([`Counting::count`]): a regular file's
+//! size, a pipe spliced to /dev/null, a regular file mapped or read on one thread or two, or
+//! anything else read. Also the read buffers, and `--files0-from`'s names.
 
 use super::StartStat;
 use super::classes::ByteClasses;
@@ -13,12 +12,10 @@ use std::io::{self, BufRead};
 use std::os::fd::AsRawFd;
 /// Read size for counting: 64 KiB, cheap to map for the many small inputs of scripts.
 const BUFFER_SIZE: usize = 64 * 1024;
-/// Larger inputs are read 256 KiB at a time: with the counting's reads it stays in a 512 KiB
-/// L2, and `wc -l` measured about as fast as with 64 KiB or 1 MiB reads, faster on a file just
-/// written (benches/RESULTS.md, "Figures behind code comments").
+/// Larger inputs are read 256 KiB at a time: with the counting's reads it stays in a 512 KiB L2,
+/// and no other size measured faster (benches/RESULTS.md, "Figures behind code comments").
 pub(super) const BIG_BUFFER_SIZE: usize = 256 * 1024;
-/// As much as one splice to /dev/null is asked to move: more than any pipe holds, so each call
-/// moves what the pipe has.
+/// Asked of each splice to /dev/null: more than any pipe holds, so each moves what the pipe has.
 const SPLICE_CHUNK: usize = 1 << 30;
 /// A regular file's mapped stretches are checked against a file that shrinks every this much.
 const MAP_PIECE: usize = 256 << 10;
@@ -44,9 +41,8 @@ impl Counting {
         Counting { count, want, charset, posixly_correct, classes, buffers: Buffers::default() }
     }
 
-    /// Counts what is left in `fd` (`named`: a file wc opened itself; `start`: what was found
-    /// of it at start) along the path [`plan::path`] picks; a read error stops the count (what
-    /// was counted stays).
+    /// Counts what is left in `fd` (`named`: a file wc opened; `start`: what was found of it at
+    /// start) along the path [`plan::path`] picks; a read error stops it, keeping what was counted.
     pub(super) fn count(&mut self, fd: Fd, named: bool, start: StartStat) -> (Counts, Option<io::Error>) {
         // GNU sizes a count of bytes alone by the stat taken at start when there is one (and
         // reads when it failed); every other count asks `fstat` now.
@@ -83,9 +79,8 @@ impl Counting {
         (Counts { bytes: bytes + rest.bytes, ..rest }, error)
     }
 
-    /// What is left of `fd` counted on this thread: a regular file (`file`) mapped or read
-    /// (`input::feed`) up to `end` (where a second thread counts from, see `parallel`);
-    /// anything else read to its end.
+    /// Counts what is left of `fd` on this thread: a regular file (`file`) by `input::feed` up to
+    /// `end` (where a second thread starts, see `parallel`), anything else read to its end.
     pub(super) fn count_here(
         &mut self,
         fd: Fd,
@@ -102,9 +97,8 @@ impl Counting {
     }
 }
 
-/// One input's count as it goes, as [`Count`] says: bytes, lines and bytes, or the full
-/// counter. It is cloned before each mapped piece (a counter is a few hundred bytes) and put
-/// back when the piece reached past the file's end (`input::Consumer`).
+/// One input's count as it goes, as [`Count`] says. Cloned before each mapped piece (a few
+/// hundred bytes) and put back when the piece reached past the file's end (`input::Consumer`).
 #[derive(Clone)]
 pub(super) enum InputCount<'a> {
     Bytes(Counts),
@@ -153,7 +147,7 @@ impl Consumer for InputCount<'_> {
     }
 }
 
-/// The counts of two pieces of an input cut after a line end.
+/// The counts of two parts of an input cut after a line end.
 pub(super) fn sum(a: &Counts, b: &Counts) -> Counts {
     Counts {
         lines: a.lines + b.lines,
@@ -172,7 +166,6 @@ fn bytes_by_size(fd: Fd, info: &FileInfo, named: bool, bytes: &mut u64) -> Optio
     let end = info.size;
     let trusted = end % platform::page_size() as u64 != 0;
     if named && trusted {
-        // The common case: no offset to ask for or to leave at the end.
         *bytes = end;
         return Some(Ok(()));
     }
@@ -206,9 +199,8 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
     }
 }
 
-/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said of it) to `count`
-/// by the cheaper of mapping and reading here (`input::feed`) up to `end`; a read error stops
-/// it, and is returned.
+/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said) to `count` up to
+/// `end` by `input::feed`; returns the read error that stopped it, if any.
 fn feed_file(
     fd: Fd,
     info: &FileInfo,
@@ -228,8 +220,8 @@ fn feed_file(
     }
 }
 
-/// The read buffers, mapped on first use: fresh zero pages, so start-up does not pay for
-/// clearing them (a third of wc's own start-up instructions with `vec![0; ..]`).
+/// The read buffers, mapped on first use: fresh zero pages, so that start-up does not pay for
+/// clearing them (benches/RESULTS.md, "Figures behind code comments").
 #[derive(Default)]
 struct Buffers {
     small: Option<platform::PageBuffer>,
@@ -270,7 +262,7 @@ impl Buffers {
             };
             consume(&buf[..n]);
             if n == BUFFER_SIZE && !big {
-                // A large input: read-ahead advice is worth its system call now (small files,
+                // A large input: read-ahead advice is worth its syscall now (small files,
                 // the common case in scripts, are over before it would help).
                 platform::advise_sequential(fd);
                 big = self.big().is_ok();

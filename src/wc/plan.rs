@@ -11,9 +11,8 @@
 //! | `Counter(pass)`: words, widths, or characters in a multibyte locale, by the full counter (`count::Counter`) going through each chunk as the pass says | regular file | as `Lines` |
 //! | any                                           | anything else        | `Read`                                       |
 //!
-//! The one choice left to run time is how a regular file is taken in, mapped or read:
-//! whichever is cheaper on this machine now, measured on the input's first stretches
-//! (`input`).
+//! The one choice left to run time is whether a regular file is mapped or read: whichever is
+//! cheaper here and now (`input`).
 
 use super::count::{ClassShape, Pass, Want, pass};
 use crate::platform::{self, Charset, FileInfo, FileKind};
@@ -56,16 +55,15 @@ pub(super) enum Path {
     Splice,
     /// A regular file, mapped or read, on this thread.
     File(Count, FileInfo),
-    /// A regular file on this thread from the front and on a second from the end.
+    /// A regular file on this thread from its start, and on a second thread from its end.
     TwoThreads(Count, FileInfo),
     /// Read to its end on this thread.
     Read(Count),
 }
 
-/// The path for an input of which `fstat` said `input` (None: it failed); `named`: a file wc
-/// opened itself (at offset 0; its offset does not matter afterwards); `two_cpus`: whether the
-/// process may run on two CPUs, asked only of a large named file (the question costs system
-/// calls).
+/// The path for an input of which `fstat` said `input` (None: it failed). `named`: a file wc
+/// opened itself, whose offset does not matter afterwards. `two_cpus`: whether the process may
+/// use two CPUs, asked only of a large named file (the question costs syscalls).
 pub(super) fn path(count: Count, input: Option<FileInfo>, named: bool, two_cpus: impl FnOnce() -> bool) -> Path {
     let Some(info) = input else { return Path::Read(count) };
     match (count, info.kind) {
@@ -86,9 +84,8 @@ mod tests {
         FileInfo { kind, size, dev: 0, ino: 0, blksize: 4096 }
     }
 
-    /// The classes are loaded only where words, characters or widths are wanted (see
-    /// `Counting::new`): a count that needs them is never planned without them, and lines and
-    /// bytes alone are counted without the counter.
+    /// The classes are loaded only where words, characters or widths are wanted (`Counting::new`):
+    /// no count that needs them is planned without them, nor the counter for lines and bytes.
     #[test]
     fn a_count_needs_the_classes_only_where_they_are_loaded() {
         let shape = ClassShape { standard_spaces: true, standard_print: true };
@@ -113,10 +110,9 @@ mod tests {
         }
     }
 
-    /// Asking whether two CPUs may be used costs system calls: only a count that reads a large
-    /// regular file wc opened itself asks, and only such a file is split between two threads.
-    /// (Each path's system calls are checked by tests/wc_shape.rs, each count against GNU by the
-    /// differential tests.)
+    /// Asking whether two CPUs may be used costs syscalls: only a count that reads a large
+    /// regular file wc opened itself asks, and only such a file is split between two threads
+    /// (tests/wc_shape.rs checks each path's syscalls).
     #[test]
     fn only_a_large_named_regular_file_asks_for_two_cpus() {
         let kinds = [FileKind::Regular, FileKind::Pipe, FileKind::CharDevice, FileKind::Directory, FileKind::Other];

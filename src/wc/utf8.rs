@@ -3,14 +3,10 @@
 use crate::platform::Changing;
 use crate::platform::simd::BytePatterns;
 
-/// Where a word can end in UTF-8 above U+007F: the characters the C library's `iswspace`
-/// accepts (`is_space`; see `ByteClasses::utf8_spaces`), and GNU's no-break spaces, as byte
-/// patterns the SIMD layer finds in a window. Every such character has a two- or three-byte
-/// form (Unicode's white space is U+0085, U+00A0, U+1680, U+180E, U+2000..=U+200B, U+2028,
-/// U+2029, U+202F, U+205F, U+2060, U+3000 and U+FEFF at most, whatever the version: the
-/// candidates asked about; a test checks every code point against GNU), so no decoding: an
-/// invalid byte never matches (it is a word byte, as in GNU). None when they are more
-/// patterns than the SIMD layer takes.
+/// Where a word can end in UTF-8 above U+007F, as byte patterns the SIMD layer finds in a window:
+/// the characters the C library's `iswspace` accepts (`is_space`, asked of [`SPACE_CANDIDATES`]),
+/// and GNU's no-break spaces. Each has a two- or three-byte form, so nothing is decoded: an
+/// invalid byte never matches (a word byte, as in GNU). None when the patterns are too many.
 pub(super) fn utf8_spaces(is_space: impl Fn(u32) -> bool) -> Option<BytePatterns> {
     let mut pairs: Vec<(u8, u8, u64)> = Vec::new();
     for cp in SPACE_CANDIDATES.into_iter().flatten() {
@@ -29,7 +25,8 @@ pub(super) fn utf8_spaces(is_space: impl Fn(u32) -> bool) -> Option<BytePatterns
     BytePatterns::new(pairs)
 }
 
-/// Code points that are white space in some version of Unicode (candidates for `utf8_spaces`).
+/// Code points that are white space in some version of Unicode, at most U+0085, U+00A0, U+1680,
+/// U+180E, U+2000..=U+200B, U+2028, U+2029, U+202F, U+205F, U+2060, U+3000 and U+FEFF.
 const SPACE_CANDIDATES: [std::ops::RangeInclusive<u32>; 6] =
     [0x80..=0xff, 0x1680..=0x1680, 0x180e..=0x180e, 0x2000..=0x206f, 0x3000..=0x3000, 0xfeff..=0xfeff];
 
@@ -41,11 +38,10 @@ pub(super) enum Utf8 {
     Incomplete,
 }
 
-/// Decodes the character at the start of `bytes` by the Unicode rules (no overlong forms, no
-/// surrogates, nothing past U+10FFFF): the rules of GNU 9.12's `mbrtoc32`. An invalid byte is
-/// reported alone (the caller skips one byte, as GNU does); `Incomplete` when `bytes` ends
-/// inside a character that could still be valid. Decoded from a copy of the first four bytes:
-/// the length a lead byte says is checked against bytes that no longer change.
+/// Decodes the character at the start of `bytes` by GNU 9.12's `mbrtoc32` rules (no overlong
+/// forms, no surrogates, nothing past U+10FFFF). An invalid byte is reported alone (the caller
+/// skips one byte, as GNU does); `Incomplete` where a valid character may be cut. Decoded from a
+/// copy of the first four bytes, so a lead's length is checked on bytes that no longer change.
 #[inline(always)]
 pub(super) fn utf8_char(bytes: Changing<'_>) -> Utf8 {
     let (head, n) = bytes.head::<4>();

@@ -2,14 +2,11 @@
 
 use super::out::OutBuf;
 
-/// GNU's line counter: ASCII digits incremented in place, printed right-aligned in six columns
-/// and followed by a TAB; it widens past 999999 and, past 18 digits, shows `>` in front, as
-/// GNU's `next_line_num` does.
-///
-/// The last seven digit cells and the TAB live in one 64-bit word (`low`, little-endian), so
-/// that counting and printing a number of up to seven digits are a few register operations and
-/// one 8-byte store: byte writes followed by an 8-byte load of the same bytes would stall on
-/// every line, as a load that spans several pending stores cannot be forwarded from them.
+/// GNU's line counter: ASCII digits incremented in place, right-aligned in six columns, then a
+/// TAB. Like GNU's `next_line_num`, it widens past 999999 and shows `>` in front past 18 digits.
+/// The last seven digit cells and the TAB live in one 64-bit word (`low`, little-endian): a
+/// number of up to seven digits takes a few register operations and one 8-byte store. Byte writes
+/// read back by an 8-byte load would stall every line (a load over several pending stores waits).
 #[derive(Clone)]
 pub struct LineCounter {
     /// Cells 0..LOW (the high digits; written only by `carry`), then room so that 16 bytes can
@@ -94,8 +91,7 @@ impl LineCounter {
         self.head = buf;
     }
 
-    /// Advances to the next number and returns it as printed (`"     1\t"`): the tests' view
-    /// (the formatter writes numbers with `put_at`).
+    /// Advances to the next number and returns it as printed (`"     1\t"`), for the tests.
     #[cfg(test)]
     pub fn advance(&mut self) -> &[u8] {
         self.step();

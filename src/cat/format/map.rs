@@ -15,10 +15,9 @@ pub(super) const SLOT: usize = 128 + 256 + 64;
 /// Steps of [`map_block`] between two tests of whether a block has bytes left.
 const STEPS: usize = 4;
 
-/// An area: a part of the output of fixed size that the blocks of `AREA_INPUT` bytes are
-/// written into, so that no block checks its slot's bounds or reloads their limits. Their
-/// worst case (4 bytes a byte) rounded up to a power of two, which the output offsets are
-/// taken modulo (one `and`, no division).
+/// An area: a part of the output of fixed size that the blocks of `AREA_INPUT` bytes are written
+/// into, so that no block checks its slot's bounds or reloads their limits. Their worst case (4
+/// bytes a byte) rounded up to a power of two: offsets are taken modulo it by one `and`.
 const AREA: usize = 1 << 16;
 
 /// The input of an area: four of them and the 65 bytes read past the last fit a 64 KiB chunk
@@ -80,17 +79,13 @@ fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out:
     out.set_len(len);
 }
 
-/// The first `len` bytes of `src` (at most 64) mapped at the start of `dst` (`table`:
-/// `marked`'s); returns the
-/// output's length. Up to 65 bytes past the block are read, and written past its output, to be
-/// overwritten.
-///
-/// The block is copied whole, and after each byte to look up its notation is stored and the
-/// block's rest copied again further on. The steps go four at a time without a branch: a step
-/// after the last byte (`at` 64) grows nothing and copies the block's end again. How many bytes
-/// a block notates varies at random in text; a loop that stopped at the last one would
-/// mispredict its exit nearly every block. A block with many bytes to notate goes to the
-/// kernel's notation where there is one, else byte by byte.
+/// Maps the first `len` bytes of `src` (at most 64) to the start of `dst` (`table`: `marked`'s);
+/// returns the output's length. Up to 65 bytes past the block are read, and written past its
+/// output to be overwritten. The block is copied whole; after each byte to look up, its notation
+/// is stored and the block's rest copied again further on. Steps go four at a time without a
+/// branch (a step past the last byte copies the block's end again): how many bytes a block
+/// notates varies at random, and a loop stopping at the last would mispredict nearly every block.
+/// A block with many goes to the kernel's notation where there is one, else byte by byte.
 #[inline(always)]
 fn map_block<B: Block64>(
     m: Masks<B>,
@@ -102,7 +97,7 @@ fn map_block<B: Block64>(
 ) -> usize {
     let mut mask = marked.mask(m, src.array(0), src.byte(64) == b'\n') & (u64::MAX >> (64 - len));
     if let Marked::Nonprinting { tabs, ends } = marked {
-        // Its cost is the same for every block: three rounds of steps and more cost more.
+        // The kernel's notation costs the same for any block: three passes of steps cost more.
         let dense = len == 64 && mask.count_ones() as usize > 2 * STEPS;
         if dense && m.families().notation != Notation::Steps {
             let (_, written) = m.notation(src.all().range(..64), tabs, ends, &mut dst[..256]);
@@ -110,9 +105,8 @@ fn map_block<B: Block64>(
         }
     }
     if mask.count_ones() > 16 {
-        // Mostly bytes to look up (binary data, or many empty lines under -E): byte by byte
-        // through the table, which maps the others to themselves. (At most 4 * 63 bytes before
-        // the last: the `% 256` only shows the compiler that each 4-byte store fits the slot.)
+        // Mostly bytes to look up (binary data, many empty lines under -E): byte by byte through
+        // the table. At most 4 * 63 bytes precede the last, which `% 256` only tells the compiler.
         let mut to = 0;
         for at in 0..len {
             to = put_shown_at(dst, to % 256, marked.shown(table, src.all(), at));
@@ -120,8 +114,7 @@ fn map_block<B: Block64>(
         return to;
     }
     src.all().range(..64).copy_to(&mut dst[..64]);
-    // Output bytes so far beyond one per input byte: at most 3 * 16 (the `% 128` only shows
-    // the compiler the bounds).
+    // Output beyond one byte per input byte: at most 3 * 16 (`% 128` only tells the compiler).
     let mut grown = 0usize;
     if mask != 0 {
         loop {
@@ -151,10 +144,9 @@ mod tests {
     use super::*;
     use crate::platform::simd::WithMasks;
 
-    /// `map` in every kernel (the whole-block notation of AVX-512 VBMI2 left aside, as on CPUs
-    /// without it) against the one definition byte by byte (-v), or against what -T and -E show
-    /// without it: inputs from no byte needing notation to all of them, at every length around
-    /// the block, slot and area sizes.
+    /// `map` in every kernel (without AVX-512 VBMI2's whole-block notation) against the one
+    /// definition byte by byte (-v), or what -T and -E show without it: inputs from no byte to
+    /// notate to all, at every length around the block, slot and area sizes.
     #[test]
     fn map_matches_the_notation_in_every_kernel() {
         struct Map<'a>(&'a [u8], Marked, &'a mut OutBuf);
@@ -197,8 +189,7 @@ mod tests {
             }
             inputs.push((input, format!("length {len} density {density}")));
         }
-        // Areas and what is left after them: every density in turn, 1000 bytes each, over
-        // three areas and more.
+        // Areas and what follows: every density in turn, 1000 bytes each, three areas and more.
         let mut input = Vec::new();
         for trial in 0..3 * AREA_INPUT / 1000 + 5 {
             let density = trial % 7;
@@ -213,9 +204,8 @@ mod tests {
             input.push(if trial % 2 == 0 { b'\n' } else { b'\t' });
         }
         inputs.push((input, "densities in turn".to_string()));
-        // Blocks with each count of bytes to notate from none to 24, and 48 and 64 (the slot
-        // loop steps four at a time and goes byte by byte above 16), at random places, the
-        // block's first and last byte among them in turn; any byte value that needs notation.
+        // Blocks with 0 to 24, 48 and 64 bytes to notate (steps go four at a time, byte by byte
+        // above 16), at random places, first and last byte among them; any byte value to notate.
         for shift in 0..3 {
             let mut input = vec![b'x'; shift];
             for count in (0..=24).chain([48, 64]).chain((0..=24).rev()) {
@@ -237,7 +227,7 @@ mod tests {
             }
             inputs.push((input, format!("counted blocks after {shift} bytes")));
         }
-        // Lines of every length from 0 to 70 (empty lines in a row: more than 16 LFs a block),
+        // Lines of every length from 0 to 70 (runs of empty lines: more than 16 LFs a block),
         // ending in LF or CR LF, with TABs and lone CRs, CR LF across every block boundary.
         for shift in 0..3 {
             let mut input = vec![b'x'; shift];

@@ -1,12 +1,9 @@
 //! `cat`'s formatting options (-b -E -n -s -T -v and their combinations -A -e -t) as a state
-//! machine over large chunks: line ends and the bytes `-v` shows come from the masks of 64-byte
-//! blocks (`platform::simd`; `memchr` finds them in a chunk's last partial block, and TABs for
-//! `-T` with `-n`, `-b` or `-s`), runs of bytes that need no change are copied in bulk, and the
-//! state (line number, blank-line run, a pending CR) carries over from chunk to chunk and from
-//! file to file exactly as in GNU's `cat`.
-//!
-//! `counter.rs` is GNU's line counter, `out.rs` the output space, `notation.rs` how each byte
-//! shows, `map.rs` the formatting that needs no line state (a byte-to-bytes mapping).
+//! machine over large chunks. Line ends and the bytes `-v` shows come from the masks of 64-byte
+//! blocks (`memchr` in a chunk's last partial block); runs that need no change are copied in
+//! bulk. The state (line number, blank-line run, a pending CR) carries from chunk to chunk and
+//! file to file as in GNU's `cat`. `counter.rs` is GNU's line counter, `out.rs` the output
+//! space, `notation.rs` how each byte shows, `map.rs` the formatting without line state.
 
 mod counter;
 mod map;
@@ -71,9 +68,8 @@ impl Formatter {
         Formatter { opts, newlines: 0, pending_cr: false, counter: LineCounter::default() }
     }
 
-    /// Formats `input` (any chunk of a file) onto the end of `out`, which must have room for
-    /// it (`OutBuf::room_for`). Runs with the best block masks, compiled for their
-    /// instruction set (see `platform::simd::with_best_masks`).
+    /// Formats `input` (any chunk of a file) onto the end of `out`, which must have room for it
+    /// (`OutBuf::room_for`), with the best block masks (`platform::simd::with_best_masks`).
     pub fn feed(&mut self, input: Changing<'_>, out: &mut OutBuf) {
         platform::simd::with_best_masks(Feed(self, input, out));
     }
@@ -81,8 +77,7 @@ impl Formatter {
     #[inline(always)]
     fn feed_with<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         assert!(out.has_room_for(input.len()), "OutBuf too small");
-        // A CR held back at the end of the last chunk (-E without -v, whichever loop held it):
-        // `^M` before a LF, else itself.
+        // A CR held back at the last chunk's end (-E without -v): `^M` before a LF, else itself.
         if self.pending_cr && !input.is_empty() {
             self.pending_cr = false;
             out.put(if input.byte(0) == b'\n' { b"^M" } else { b"\r" });
@@ -128,7 +123,7 @@ impl Formatter {
             return;
         }
         // Line ends come from a bit mask per 64-byte block (compiled to SIMD compares), which
-        // costs far less per line than a memchr call for each of many short lines.
+        // costs far less per line than running memchr for each of many short lines.
         let mut start = 0;
         let full = input.len() / 64 * 64;
         for base in (0..full).step_by(64) {
@@ -197,11 +192,10 @@ impl Formatter {
         self.newlines = if at_start { 0 } else { -1 };
     }
 
-    /// -v (with any other options): one pass over the chunk in 64-byte blocks. A block's mask
-    /// of bytes that need notation (LF among them) splits it into runs copied as they are and
-    /// single bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table
-    /// (written as four bytes of which `len` count). The short last block is padded with spaces,
-    /// which need no notation, in a local copy with room for the over-long copies of `put_run`.
+    /// -v (with any other options): one pass over the chunk in 64-byte blocks. A block's mask of
+    /// bytes that need notation (LF among them) splits it into runs copied as they are and single
+    /// bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table. The
+    /// short last block is padded with spaces in a local copy with room for `put_run`'s overrun.
     #[inline(always)]
     fn feed_nonprinting<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         let full = input.len() / 64 * 64;
@@ -273,7 +267,6 @@ impl Formatter {
         self.start_content(out);
         let needs_work = self.opts.show_tabs || (self.opts.show_ends && input.byte(end - 1) == b'\r');
         if !needs_work {
-            // The common case: the run as it is.
             out.put_run(input, start, end - start);
             return;
         }

@@ -5,9 +5,8 @@ use crate::platform::Changing;
 use crate::platform::simd::notation::shown;
 use crate::platform::simd::{Block64, Masks};
 
-/// How one byte shows: up to four bytes (`M-^X`) in the low half, always stored as four, and
-/// how many of them count less one in the top byte (one load in the mapping's steps, and a
-/// shift the compiler knows to be below 256).
+/// How one byte shows: up to four bytes (`M-^X`) in the low half, always stored as four, and how
+/// many count, less one, in the top byte (one load in the mapping, a shift known below 256).
 #[derive(Clone, Copy)]
 pub(super) struct Shown(u64);
 
@@ -64,8 +63,7 @@ static TABLES: [Table; 8] = [
     table(true, true, true),
 ];
 
-/// Which bytes a mapping (`map::map`) looks up in its table; every other byte is copied as it
-/// is.
+/// Which bytes a mapping (`map::map`) looks up in its table; every other byte is copied as is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Marked {
     /// -v: control bytes (TAB and LF among them), DEL, and bytes above 127; TAB shown as `^I`
@@ -104,8 +102,7 @@ impl Marked {
         }
     }
 
-    /// How `input[at]` shows, looked up in `table` (this one's) or not (the loops that go byte
-    /// by byte).
+    /// How `input[at]` shows, looked up in `table` (this one's) or not (the byte-by-byte loops).
     #[inline(always)]
     pub(super) fn shown(self, table: &Table, input: Changing<'_>, at: usize) -> Shown {
         let b = input.byte(at);

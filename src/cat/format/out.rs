@@ -4,16 +4,15 @@ use super::map::SLOT;
 use super::notation::Shown;
 use crate::platform::Changing;
 
-/// Output space written by index: initialised once, so no per-byte capacity checks or
-/// zero-filling happen in the hot loops. `feed` needs room for the worst case of its input
-/// (see [`OutBuf::room_for`]); the caller writes the contents out and clears it between chunks.
+/// Output space written by index, initialised once: no per-byte capacity checks or zero-filling
+/// in the hot loops. `feed` needs room for its input's worst case ([`OutBuf::room_for`]).
 pub struct OutBuf {
     data: Vec<u8>,
     len: usize,
 }
 
-/// Short runs are copied as whole blocks of this size (one inlined copy instead of a call to
-/// memmove per line); the bytes past the run's end are overwritten by what follows.
+/// Short runs are copied this many bytes at a time (one inlined copy instead of a memmove per
+/// line); the bytes past the run's end are overwritten by what follows.
 const OVERCOPY: usize = 64;
 
 /// The most one input byte can become: a LF with a widest line number and `$` (19 + 2 bytes),

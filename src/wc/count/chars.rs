@@ -12,20 +12,12 @@ const BATCH: usize = 64;
 const _: () = assert!(BATCH <= UTF8_BLOCKS_MAX && BATCH <= UTF8_SPARSE_BLOCKS_MAX);
 
 impl Counter<'_> {
-    /// UTF-8 characters (with lines and bytes), without -w or -L, from `buf[from..]`. Each
-    /// window is checked by the Keiser-Lemire validator (three table look-ups): where it and the
-    /// next window's check find no error, its characters are its bytes that are not
-    /// continuation bytes, tallied in registers. Windows go in batches of [`BATCH`] checked
-    /// together (`Masks::utf8_continuation`: one look at the or of their errors; in text with
-    /// few non-ASCII bytes only the windows that hold one, `Masks::utf8_continuation_sparse`,
-    /// as ASCII cannot be in error but for a character cut before it; in other text first by a
-    /// check of one- and three-byte characters alone where [`ThreeTries`] says); a batch that
-    /// fails, and the batch after one that failed, go window by window: where a check finds an
-    /// error, that window and the one before it (whose last character may be the broken one;
-    /// the tally's count of it is taken back) are counted exactly by `exact_chars`, which
-    /// needs no decoding either. Windows need the three bytes after them; it stops at a window
-    /// boundary, maybe inside a character it counted (its last bytes are no character to what
-    /// follows, either way). Line ends are counted in one pass at the end.
+    /// Counts UTF-8 characters (with lines and bytes) in `buf[from..]`, without -w or -L. A
+    /// window that the Keiser-Lemire validator and the next window's check find valid counts its
+    /// bytes that are not continuation bytes, tallied in registers. Windows are checked in
+    /// batches of [`BATCH`] ([`Batches::next_check`]); a failed batch and the next go window by
+    /// window, errors counted by `exact_chars`. Stops at a window boundary with three bytes after
+    /// it, maybe inside a character it counted (its last bytes are no character to what follows).
     #[inline(always)]
     pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if from + 67 > buf.len() {
@@ -57,7 +49,7 @@ impl Counter<'_> {
         while i + 67 <= buf.len() {
             let batch = batch_at(i);
             let windows = (batch.len() - 3) / 64;
-            // (No closures in the arms: they would not be compiled for the caller's set.)
+            // No closures in the arms: they would not be compiled for the caller's instruction set.
             let checked = match batches.next_check(self.three.due()) {
                 Check::Windows => None,
                 Check::Whole { three: false } => {
@@ -123,8 +115,7 @@ impl Counter<'_> {
 
 impl Counter<'_> {
     /// The sparse check of `batch` (`Masks::utf8_continuation_sparse`), whose blocks above 0x7f
-    /// are `high`; `next` is the batch after it, whose such blocks are found meanwhile. A batch
-    /// of ASCII needs only the look at its first bytes (a character cut before it).
+    /// are `high`, finding `next`'s meanwhile. A batch of ASCII needs only its first bytes checked.
     #[inline(always)]
     fn sparse<B: Block64>(
         m: Masks<B>,
@@ -135,8 +126,8 @@ impl Counter<'_> {
     ) -> Option<u64> {
         batches.ascii = high == 0;
         if batches.ascii {
-            // (Here, not by the sparse check with no block to check: Debian's rustc 1.85
-            // compiled that call dearer.)
+            // Here, not by the sparse check with no block to check, which Debian's rustc 1.85
+            // compiled to cost more.
             return (!platform::simd::utf8_cut_before(batch, 0)).then_some(0);
         }
         let (checked, next_high) = m.utf8_continuation_sparse(batch, high, next);
@@ -145,8 +136,7 @@ impl Counter<'_> {
     }
 }
 
-/// What [`Counter::chars_run`] knows of the last batch, which chooses how the next is checked
-/// ([`Batches::next_check`]).
+/// What [`Counter::chars_run`] knows of the last batch, to choose how the next is checked.
 #[derive(Clone, Copy, Debug, Default)]
 struct Batches {
     /// It was found valid: the next is checked as a whole.
@@ -164,10 +154,9 @@ struct Batches {
 /// How [`Counter::chars_run`] checks a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Check {
-    /// Block by block (the last batch had an error).
+    /// Window by window (the last batch had an error).
     Windows,
-    /// Whole (`Masks::utf8_continuation`), after a try of the check of one- and three-byte
-    /// forms where `three`.
+    /// Whole (`Masks::utf8_continuation`), first trying the one- and three-byte check if `three`.
     Whole { three: bool },
     /// Only its blocks above 0x7f (`Masks::utf8_continuation_sparse`), given where known.
     Sparse { high: Option<u64> },
@@ -176,8 +165,7 @@ enum Check {
 }
 
 impl Batches {
-    /// How the next batch is checked; `three_due`: the try of one- and three-byte forms is due
-    /// ([`ThreeTries::due`]). Takes the carried mask.
+    /// How the next batch is checked (`three_due`: [`ThreeTries::due`]); takes the carried mask.
     #[inline(always)]
     fn next_check(&mut self, three_due: bool) -> Check {
         let high = self.next_high.take();
@@ -190,10 +178,10 @@ impl Batches {
     }
 }
 
-/// When [`Counter::chars_run`] tries the check of one- and three-byte forms alone on a dense
-/// batch first (CJK, Indic, Thai: `Masks::utf8_continuation_three`, cheaper than the full check,
-/// which follows where it cannot tell): after k misses in a row, the next 2^k - 1 dense batches
-/// (at most 255) go to the full check straight away, so text of other forms pays for few tries.
+/// When [`Counter::chars_run`] first tries the check of one- and three-byte forms alone on a
+/// dense batch (CJK, Indic, Thai: `Masks::utf8_continuation_three`). It is cheaper than the full
+/// check, which follows where it cannot tell. After k straight misses, the next 2^k - 1 dense
+/// batches (at most 255) go to the full check at once, so text of other forms pays for few tries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct ThreeTries {
     misses: u8,
@@ -221,9 +209,8 @@ impl ThreeTries {
     }
 }
 
-/// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the
-/// three bytes after it): ASCII bytes, and the positions where a valid form begins. Exact
-/// whatever the bytes: an invalid byte begins no character, as in GNU.
+/// The valid UTF-8 characters that begin in the window at `buf[at..]` (which must hold the three
+/// bytes after it), exact whatever the bytes: an invalid byte begins no character, as in GNU.
 #[inline(always)]
 fn exact_chars<B: Block64>(m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
     let [two, three, four] = m.utf8_starts(buf.array(at));
@@ -276,9 +263,9 @@ impl<B: Block64> CharWindows<B> {
     }
 }
 
-/// What a tally counted of the window at `buf[at..]`, and its exact count. (Inline: a function
-/// of its own would not be compiled for the caller's instruction set, and every vector
-/// operation in it would become a call: `wc -m` of text with 1 % invalid bytes 5x slower.)
+/// What a tally counted of the window at `buf[at..]`, and its exact count. Inline: a function of
+/// its own would not be compiled for the caller's instruction set, and every vector operation
+/// in it would go out of line, far costlier (benches/RESULTS.md, "Figures behind code comments").
 #[inline(always)]
 fn recount<B: Block64>(m: Masks<B>, buf: Changing<'_>, at: usize) -> (u64, u64) {
     (u64::from(64 - m.continuation(buf.array(at)).count_ones()), exact_chars(m, buf, at))
@@ -293,7 +280,7 @@ mod tests {
         let batches = |valid, dense, ascii, next_high| Batches { valid, dense, ascii, next_high };
         // (the last batch, the try due) -> the check
         let table = [
-            // An error in the last: block by block, whatever else.
+            // An error in the last: window by window, whatever else.
             (batches(false, true, false, None), true, Check::Windows),
             (batches(false, false, true, Some(3)), false, Check::Windows),
             // Dense text: whole, with the try where due.

@@ -1,6 +1,6 @@
 //! GNU's loops: byte by byte in a single-byte locale, character by character in a multibyte
-//! one (UTF-8 by our decoder, other encodings by the C library's `mbrtowc`), which take what
-//! the window paths leave (window tails, characters cut by a chunk end) and every locale whose
+//! one (UTF-8 by our decoder, other encodings by the C library's `mbrtowc`). They take what the
+//! window paths leave (window tails, characters cut by a chunk end), and every locale whose
 //! classes or encoding the masks do not fit.
 
 use super::Counter;
@@ -63,9 +63,8 @@ impl Counter<'_> {
         self.in_word = in_word;
     }
 
-    /// GNU's multibyte loop over `buf[from..to]`: ASCII by table, the rest by our UTF-8
-    /// decoder or the C library's `mbrtowc`. A character cut by the end of the chunk is kept in
-    /// `pending`. Returns where it stopped (`to`, or the end of the chunk).
+    /// GNU's multibyte loop over `buf[from..to]`: ASCII by table, the rest by our UTF-8 decoder or
+    /// `mbrtowc`. A character cut by the chunk's end goes to `pending`; returns where it stopped.
     pub(super) fn multibyte_run(&mut self, buf: Changing<'_>, from: usize, to: usize) -> usize {
         let mut i = from;
         while i < to {
@@ -127,9 +126,8 @@ impl Counter<'_> {
         }
     }
 
-    /// Counts the UTF-8 character at the start of `bytes` (an invalid byte counts as a word byte
-    /// and no character, as in GNU); returns the bytes it took, or None when `bytes` ends
-    /// inside it.
+    /// Counts the UTF-8 character at the start of `bytes`, as [`Self::mb_step`] does: returns
+    /// the bytes it took, or None when `bytes` ends inside it.
     fn utf8_step(&mut self, bytes: Changing<'_>) -> Option<usize> {
         match utf8_char(bytes) {
             Utf8::Char(wc, n) => {
@@ -176,9 +174,8 @@ impl Counter<'_> {
             self.byte(wc as u8);
             return;
         }
-        // Characters counted without words or widths: the class matters to nothing counted,
-        // and asking for it fills a page of 256 classes from the C library (`wc -m` of 4 MB of
-        // Chinese filled 59 pages in the loop's short tails, a third of its instructions).
+        // Without words or widths the class matters to nothing counted, and asking for it fills a
+        // 256-class page from the C library (benches/RESULTS.md, "Figures behind code comments").
         if !self.want.words && !self.want.max_line_length {
             return;
         }

@@ -1,18 +1,13 @@
 //! The counting kernels of `wc`, fed chunk by chunk with their state carried across reads.
 //!
 //! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
-//! * Everything else: a [`Counter`], which goes through each chunk the way its `Pass` says
-//!   (`pass.rs`: one pure function of the options, the locale's encoding and the shape of its
-//!   classes, chosen once), with the block masks of the best instruction set ([`Masks`], run
-//!   through `platform::simd::with_masks` so the whole loop is compiled for it):
-//!   `words.rs` words by masks and byte patterns, `chars.rs` -m on UTF-8 by masks, `width.rs`
-//!   -L alone by skipping what cannot pass the longest line (and -L with -w or -m in UTF-8 by
-//!   table look-ups), `windows.rs` the general window
-//!   (the rest, visiting only the bytes that matter) and the loop over windows; `gnu.rs` GNU's
-//!   loops (byte by byte in a single-byte locale, character by character in a multibyte one)
-//!   take window tails, characters cut by a chunk end, and the locales the masks do not fit
-//!   (`mbrtowc`). Non-ASCII classes come from the C library (`iswspace`, `wcwidth`), cached
-//!   per 256-character page, so the answers are the C library's, as GNU's are.
+//! * Everything else: a [`Counter`], going through each chunk as its `Pass` says (`pass.rs`)
+//!   with the block masks of the best instruction set ([`Masks`], through
+//!   `platform::simd::with_masks`, so that the whole loop is compiled for it). `words.rs` counts
+//!   words by masks and byte patterns, `chars.rs` -m in UTF-8, `width.rs` -L, `windows.rs` the
+//!   general window and the loop over windows. GNU's loops (`gnu.rs`) take window tails,
+//!   characters cut by a chunk end, and the locales the masks do not fit. Non-ASCII classes come
+//!   from the C library (`iswspace`, `wcwidth`) as GNU's do, cached per 256-character page.
 //!
 //! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 
@@ -75,8 +70,7 @@ pub struct Counter<'a> {
 }
 
 impl<'a> Counter<'a> {
-    /// A counter of `want` in a locale of `charset` with `classes`, going through each chunk
-    /// as `pass` says (what [`pass()`] gives for them: `wc::plan` carries it).
+    /// A counter of `want` in a `charset` locale with `classes`, taking chunks as `pass` says.
     pub(in crate::wc) fn new(want: Want, classes: &'a ByteClasses, charset: Charset, pass: Pass) -> Counter<'a> {
         let multibyte = charset != Charset::Unibyte;
         Counter {
@@ -178,8 +172,7 @@ pub fn count_lines(buf: Changing<'_>) -> u64 {
     platform::simd::count_byte(buf, b'\n')
 }
 
-/// Lines and bytes of one chunk added to `counts` (the count of `Count::Lines`, on either
-/// thread).
+/// Adds one chunk's lines and bytes to `counts` (`Count::Lines`, on either thread).
 pub fn add_lines_and_bytes(counts: &mut Counts, chunk: Changing<'_>) {
     counts.bytes += chunk.len() as u64;
     counts.lines += count_lines(chunk);

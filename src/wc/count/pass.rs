@@ -11,8 +11,7 @@
 //! | UTF-8, `-w` without `-m` | `Utf8Words` | white space by masks and byte patterns, batches of windows (`words_run`); then windows |
 //! | UTF-8, `-w` and `-m` | `Utf8Windows` | windows, visiting only the bytes that may begin a character |
 //!
-//! Whatever the pass, GNU's loop takes what it leaves: window tails and characters cut by a
-//! chunk's end.
+//! Whatever the pass, GNU's loop takes window tails and characters cut by a chunk's end.
 
 use super::Want;
 use crate::platform::Charset;
@@ -73,12 +72,10 @@ mod tests {
     use super::*;
     use crate::wc::count::tests::want_from_bits;
 
-    /// The mask passes assume what they do not check (the usual ASCII white space, and for
-    /// widths the usual printable ASCII; UTF-8 or a single-byte locale), and some skip a count:
-    /// every set of options, locale and class shape gets a pass whose assumptions hold and
-    /// that counts all that is wanted, and a mask pass wherever one fits. (What each pass counts
-    /// is checked against GNU by the differential tests; this is what they could miss: a mask
-    /// pass in a locale whose classes break its assumptions, which no test's locale has.)
+    /// The mask passes assume what they do not check (the usual ASCII white space, for widths the
+    /// usual printable ASCII, UTF-8 or a single-byte locale), and some skip a count. Every set of
+    /// options, locale and class shape gets a pass whose assumptions hold and that counts all that
+    /// is wanted, and a mask pass wherever one fits (no differential test's locale breaks them).
     #[test]
     fn every_pass_holds_its_assumptions_and_counts_what_is_wanted() {
         for want in (0u8..32).map(want_from_bits) {

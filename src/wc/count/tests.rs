@@ -59,7 +59,7 @@ fn count(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Counts {
     counter.finish()
 }
 
-/// UTF-8 input pieces: ASCII, spaces (ASCII and not), wide, combining, invalid, truncated.
+/// UTF-8 noise of fragments: ASCII, spaces (ASCII and not), wide, combining, invalid, truncated.
 fn utf8_noise(len: usize, seed: &mut u64) -> Vec<u8> {
     let pieces: [&[u8]; 14] = [
         b"a",
@@ -87,9 +87,8 @@ fn utf8_noise(len: usize, seed: &mut u64) -> Vec<u8> {
     out
 }
 
-/// GNU's multibyte loop in a UTF-8 locale, character by character, written independently of
-/// the kernels: std's decoder (its invalid sequences are GNU's invalid bytes: each byte
-/// counts as a word byte, width 0, no character), classes from the C library.
+/// GNU's multibyte loop in a UTF-8 locale, written apart from the kernels: std's decoder (each
+/// byte of an invalid sequence a word byte, width 0, no character), the C library's classes.
 fn reference_utf8(input: &[u8]) -> Counts {
     let mut c = Counts { bytes: input.len() as u64, ..Counts::default() };
     let (mut in_word, mut pos) = (false, 0u64);
@@ -161,9 +160,8 @@ pub(super) fn want_from_bits(bits: u8) -> Want {
 }
 
 /// Counts `input` cut at `cuts` with each kernel's block masks (SWAR for portable, the
-/// baseline's for sse2 and neon; AVX2 and AVX-512 where the CPU has them) and through `feed`
-/// (the best); each also with the tables of whole lead bytes from the first byte, which an
-/// input this small does not otherwise use (see `WideClasses::tables_pay`).
+/// baseline's for sse2 and neon; AVX2 and AVX-512 where the CPU has them) and through `feed`,
+/// each also with the lead tables that an input this small does not otherwise use (`tables_pay`).
 fn count_with_every_kernel(charset: Charset, input: &[u8], cuts: &[usize], want: Want) -> Vec<Counts> {
     let (classes, tabled) = (ByteClasses::new(charset, false), ByteClasses::new(charset, false));
     tabled.wide.use_tables();
@@ -326,9 +324,8 @@ proptest! {
 
 #[test]
 fn tab_lines_near_the_longest_at_every_alignment() {
-    // -L alone skips what cannot pass the longest line, bounding TABs at eight columns:
-    // lines of TABs just wider or narrower than an earlier line, at many alignments to the
-    // 64-byte windows, and with the TABs' line cut across windows.
+    // -L alone bounds TABs at eight columns: lines of TABs just wider or narrower than an earlier
+    // line, at many alignments to the windows, and with the TABs' line cut across windows.
     let alone = Want { max_line_length: true, ..Want::default() };
     let with_lines = Want { lines: true, bytes: true, ..alone };
     for (charset, reference) in
@@ -359,7 +356,7 @@ fn tab_lines_near_the_longest_at_every_alignment() {
 #[test]
 fn utf8_paths_agree_whatever_the_chunk_boundaries() {
     // The character loop (-L on) is the reference for the mixed-block path (-L off), the
-    // chars-only path (no -w) and for every way of cutting the input into chunks.
+    // chars-only path (no -w) and for every cut of the input into chunks.
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for trial in 0..300 {
         let input = utf8_noise(1 + trial * 7, &mut seed);
@@ -406,9 +403,8 @@ fn block_and_byte_paths_agree_with_the_model_in_the_c_locale() {
 #[test]
 fn words_agree_as_the_lead_filter_stands_aside_and_looks_again() {
     // Text whose windows mostly hold a lead byte of a space (kana and CJK punctuation share
-    // U+3000's), long enough for the filter to stand aside; then text without any (Arabic
-    // letters, ASCII spaces), long enough for it to look again; then the first kind again.
-    // Every kind of multibyte space, and invalid bytes, fall at every alignment to the windows.
+    // U+3000's), long enough for the filter to stand aside, then text without any, then the first
+    // kind again; every multibyte space, and invalid bytes, at every alignment to the windows.
     let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
     let dense: [&str; 8] = ["かな", "、", "。", "「漢字」", "\u{3000}", "\u{a0}", "\u{2009}", "\u{205f}"];
     let free: [&[u8]; 6] = ["كلمة".as_bytes(), b" ", "نص".as_bytes(), b"\n", b"\xe3\x80", "\u{3000}".as_bytes()];
@@ -467,11 +463,9 @@ impl WithMasks for TableLookups {
 
 #[test]
 fn characters_agree_around_the_tally_batches() {
-    // -m counts valid windows from tallies of up to 255 windows: errors planted in the windows
-    // around each batch's end and the next one's start, and at the run's first and last
-    // windows, must take back exactly what the tallies counted there.
-    // (Only two-byte characters: every odd byte of every window is a continuation byte, so
-    // each lane of a tally counts to its limit.)
+    // -m counts valid windows from tallies of up to 255 windows: errors where one tally's windows
+    // end and the next's begin, and at the run's first and last, take back just what was tallied.
+    // Only two-byte characters: every odd byte is a continuation byte, filling each tally lane.
     for text in ["Съешь же ещё этих мягких французских булок, 中文字符 και ελληνικά ✓😀 ascii\n", "ж"]
     {
         characters_around_the_tally_batches(text);
@@ -505,10 +499,9 @@ fn characters_around_the_tally_batches(text: &str) {
 #[test]
 fn single_byte_words_agree_across_the_tally_batches() {
     // Line ends tallied 255 windows at a time, word state carried across windows, batches and
-    // chunks: byte soup (every byte value, runs of line ends) longer than two batches, cut at
-    // many places, through every kernel against GNU's loop.
+    // chunks: long byte soup cut at many places, through every kernel against GNU's loop.
     let mut next = crate::testing::xorshift(0x6a09_e667_f3bc_c909);
-    // (First more line ends than a tally's lane holds, in a row.)
+    // (First an unbroken run of more line ends than a tally's lane holds.)
     let input: Vec<u8> = std::iter::repeat_n(b'\n', 64 * 256 + 5)
         .chain((0..64 * 255 * 2 + 1000).map(|k| match next() % 8 {
             0 if k % 4096 < 2000 => b'\n',
@@ -532,12 +525,9 @@ fn single_byte_words_agree_across_the_tally_batches() {
 
 #[test]
 fn characters_checked_in_batches_count_a_lone_error_wherever_it_stands() {
-    // `-m` alone checks windows 64 at a time (4 KiB) and looks at their errors once: one bad
-    // sequence in long valid text, at a batch's first or last window, across two batches or
-    // two windows, or at the very end, must still be counted as GNU counts it, by every kernel,
-    // also when a chunk ends next to it.
-    // And text of one- and three-byte characters alone, which AVX2 checks for those first: there
-    // a two- or four-byte character is no error, and the first check must leave it to the full.
+    // `-m` alone checks 64 windows (4 KiB) at once: one bad sequence at a batch's edges, across
+    // batches or windows, or at the end, counts as GNU counts it, on every kernel and chunking.
+    // Where AVX2 first checks one- and three-byte forms alone, a two- or four-byte one is no error.
     for (valid, bads) in [
         (
             "日本語 text, ünïcödé — 😀 ok\n",
@@ -583,9 +573,8 @@ fn characters_checked_in_batches(valid: &[u8], bads: &[&[u8]]) {
 
 #[test]
 fn characters_after_batches_of_ascii_count_what_follows_wherever_it_stands() {
-    // After a batch of ASCII, `-m` looks at the next one whole before it looks window by
-    // window: a character, or a bad sequence, in ASCII text after batches of it, at a batch's
-    // edges or cut by one, and ASCII batches again after it, must be counted as GNU counts them.
+    // After a batch of ASCII, `-m` looks at the next one whole first: a character or a bad
+    // sequence after ASCII batches, at a batch's edges or cut by one, is counted as GNU does.
     let ascii = "plain ASCII text, line after line\n".repeat(800).into_bytes();
     let inserts: [&[u8]; 7] =
         [b"\xc3\xa9", "日".as_bytes(), "😀".as_bytes(), b"\xff", b"\xe2\x82", b"\xed\xa0\x80", b"\x80"];
@@ -610,9 +599,8 @@ fn characters_after_batches_of_ascii_count_what_follows_wherever_it_stands() {
 
 #[test]
 fn small_inputs_ask_per_character_and_large_chunks_make_the_lead_tables() {
-    // -L of a few KB of Chinese asks the C library about its characters one by one (GNU's
-    // calls), making neither a lead byte's table (4,096 characters) nor a page (256); a chunk
-    // of 64 KiB makes the tables at once, on every kernel that has the look-ups.
+    // -L of a few KB of Chinese asks the C library character by character (as GNU asks), making
+    // no lead table (4,096 characters) nor page (256); a 64 KiB chunk makes the tables at once.
     let small = "漢字を数える。中文，한국어\n".repeat(60).into_bytes();
     let large = small.repeat(1 + (64 << 10) / small.len());
     let want = Want { max_line_length: true, ..Want::default() };

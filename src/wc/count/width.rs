@@ -6,8 +6,7 @@ use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatt
 use crate::platform::{self, Changing};
 use crate::wc::classes::{ROW_MIXED, ROW_WIDTH_BITS, WIDTH_BITS};
 
-/// In `width_block`, this many characters of blocks of mixed widths or fewer are looked up one
-/// by one (a vector look-up per block costs more for them).
+/// Up to this many characters of mixed-width rows are looked up singly: a vector costs more then.
 const FEW_CHARACTERS: u32 = 3;
 
 /// -L's tight bound (see `width_run`) is used for chunks at least this large: below, checking
@@ -15,14 +14,11 @@ const FEW_CHARACTERS: u32 = 3;
 const TIGHT_BOUND_MIN: usize = 64 << 10;
 
 impl Counter<'_> {
-    /// -L alone (`Pass::Widths { alone: true }`), from `buf[from..]` in 64-byte windows. A line's width grows
-    /// by at most one column per byte except at a TAB (at most eight); so the bytes since the
-    /// last exactly measured point need no measuring as long as that bound cannot pass the
-    /// longest line so far: windows are skipped with two compares (a few more when the whole
-    /// window's bound would not fit but each line's part of it does), and the line running at
-    /// the last line end of a skipped window starts a new unmeasured stretch. Only when the bound
-    /// could pass the longest is the stretch measured exactly (`line_block`, from its start).
-    /// Returns where exact measuring stopped: the caller measures the rest.
+    /// -L alone (`Pass::Widths { alone: true }`) from `buf[from..]`, in 64-byte windows. A line
+    /// grows by at most one column a byte, eight at a TAB, so the bytes since the last exact point
+    /// need no measuring while that bound cannot pass the longest line: a window is skipped with
+    /// two compares (more when only each line's part fits). Returns where exact measuring (by
+    /// `line_block`) stopped: the caller measures the rest.
     #[inline(always)]
     pub(super) fn width_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // The tight bound asks the C library about 3,840 characters once: for large inputs.
@@ -33,10 +29,9 @@ impl Counter<'_> {
         }
     }
 
-    /// `width_run` with one byte's bound: at most its column (`TIGHT` false), or, in UTF-8
-    /// (`TIGHT` true), nothing at a continuation byte and two at the first byte of a character
-    /// from U+1000 on (the only ones that can be wide), so a character adds at most its width.
-    /// A skipped window takes no branch but the one that decides to measure.
+    /// `width_run` with one byte's bound: its column (`TIGHT` false), or in UTF-8 (`TIGHT` true)
+    /// none at a continuation byte and two at a character's first byte from U+1000 on (the only
+    /// wide ones). A skipped window takes no branch but the one that decides to measure.
     #[inline(always)]
     pub(super) fn width_run_bounded<B: Block64, const TIGHT: bool>(
         &mut self,
@@ -62,18 +57,16 @@ impl Counter<'_> {
             };
             let last = 64 - lf.leading_zeros();
             let after = u64::MAX.checked_shl(last).unwrap_or(0);
-            // Even the whole window cannot make the running line the longest; or, closer: the
-            // running line ends at the window's first line end, the lines between its first
-            // and last line end are whole within it, and the line after its last begins a new
-            // stretch (lines of emoji and their joiners, whose bound is far above their width,
-            // need this to go unmeasured).
+            // Even the whole window cannot make the running line the longest; or, closer, neither
+            // the running line up to the first line end nor the bytes between the first and last
+            // can. Lines of emoji and their joiners, whose bound is far above their width, need it.
             let fits = pos + grown + bound(u64::MAX) <= longest || {
                 let before = !u64::MAX.checked_shl(lf.trailing_zeros()).unwrap_or(0);
                 pos + grown + bound(before) <= longest && bound(!before & !after) <= longest
             };
             if fits {
-                // The line running at the window's last line end (if any) starts a new
-                // unmeasured stretch; without one the stretch grows by the whole window.
+                // The line running at the window's last line end (if any) starts the unmeasured
+                // bytes anew; without a line end they grow by the whole window.
                 let tail = bound(after);
                 // All ones when the window has no line end: selects by masks, since a branch
                 // on line ends mispredicts on every other window of ordinary text.
@@ -110,14 +103,11 @@ impl Counter<'_> {
         }
     }
 
-    /// -L with -w or -m in UTF-8 (`Pass::Widths { alone: false }`), from `buf[from..]`, where
-    /// the kernel has table look-ups: each window measured by `width_block` (valid forms found
-    /// by their starts, widths looked up a block of code points at a time), its characters
-    /// counted from those starts, its words from white space by masks and byte patterns (as
-    /// `words_run`): nothing is decoded one character at a time, as the general window does
-    /// for each non-ASCII character (36 instructions a byte of Chinese). Stops where a window
-    /// no longer has the three bytes after it, past the last bytes of a multibyte space begun
-    /// in the last window. Returns where it stopped.
+    /// -L with -w or -m in UTF-8 (`Pass::Widths { alone: false }`) from `buf[from..]`, where the
+    /// kernel has table look-ups: `width_block` measures each window and finds its characters,
+    /// words come from masks and byte patterns. The general window would decode each non-ASCII
+    /// character, far more costly (benches/RESULTS.md, "Figures behind code comments"). Returns
+    /// where it stopped: before a window without the three bytes after it, past a space's tail.
     #[inline(always)]
     pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if !self.width_lookups(m, buf.len()) || from + 67 > buf.len() {
@@ -182,10 +172,9 @@ impl Counter<'_> {
         self.utf8 && m.lookups_pay() && self.classes.wide.tables_pay(len)
     }
 
-    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line
-    /// being `pos` wide at `start`; returns where it stopped, or None (with `line_pos` set
-    /// to `pos`) when a window could not be measured there (the caller measures from
-    /// `start` by other means).
+    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line `pos`
+    /// wide at `start`. Returns where it stopped, or None (`line_pos` set to `pos`) when a window
+    /// there could not be measured: the caller measures from `start` by other means.
     #[inline(always)]
     pub(super) fn measure<B: Block64>(
         &mut self,
@@ -222,16 +211,11 @@ impl Counter<'_> {
         Some(at)
     }
 
-    /// The widths of a UTF-8 window at `buf[at..]` (-L without -w or -m; `buf` must hold the
-    /// three bytes after it), with table look-ups only: the valid characters are found by their
-    /// starts (`Masks::utf8_starts`), and each one's width is looked up in the 64-entry
-    /// table of its row of 64 code points (the C library's answers, see `WideClasses`), one
-    /// row at a time: all the characters of a window from one row take one vector look-up.
-    /// Three-byte forms whose whole row is one width (most CJK and Hangul) take one look-up
-    /// per lead byte. The bits of the characters at least one column wide, and of those two
-    /// wide, then give a line's width between control characters by counting. Invalid bytes
-    /// and continuation bytes are no characters: no width. Returns where characters begin (ASCII
-    /// and the valid forms).
+    /// The widths of a UTF-8 window at `buf[at..]` (which must hold the three bytes after it), by
+    /// table look-ups only. A valid character's width is in its row's table (the C library's
+    /// answers, see `WideClasses`): one vector look-up a row, or a lead byte where the row has one
+    /// width (most CJK, Hangul). Counting the bits of characters one column or more wide, and two,
+    /// gives the lines' widths. Returns where characters begin (invalid bytes begin none).
     #[inline(always)]
     pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
         let w = buf.array::<67>(at);
@@ -273,8 +257,7 @@ impl Counter<'_> {
             let prefix = (u32::from(lead & 0x07) << 18) | (u32::from(second & 0x3f) << 12);
             add(self.row_widths(m, mixed, prefix, b2, b3));
         }
-        // Line ends, TABs and the other controls (no width) in order; the columns between them
-        // are counted.
+        // Line ends, TABs and the other controls in order; the columns between them are counted.
         let width =
             |from: usize, to: usize| u64::from((w1 & span(from, to)).count_ones() + (w2 & span(from, to)).count_ones());
         let mut controls = control_or_high & !high;
@@ -302,9 +285,8 @@ impl Counter<'_> {
         !high | two | three | four
     }
 
-    /// The widths (one column or more, two) of the characters at the bits of `chars`, whose
-    /// code points are `prefix` and the low six bits of `next` and `last` at their positions:
-    /// a few looked up one by one, more a row of 64 code points at a time.
+    /// The widths (one column or more, two) of the characters at the bits of `chars`, code points
+    /// `prefix` plus `next`'s and `last`'s low six bits: a few one by one, more a row at a time.
     #[inline(always)]
     fn row_widths<B: Block64>(
         &self,

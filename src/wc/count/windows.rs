@@ -20,11 +20,9 @@ pub(super) enum Window {
     Widths,
 }
 
-/// What the caller of a window's count knows of the input: that it is UTF-8, multibyte, and
-/// that words are counted. Constants where the caller knows them, so that the window is
-/// compiled for its case alone (the cases' code kept live in the loops spills registers:
-/// `wc -m` of text with invalid bytes on the baseline x86-64 kernel, 14.5 against 13.2
-/// instructions a byte).
+/// What the caller of a window's count knows of the input: UTF-8, multibyte, words counted. As
+/// constants, the window is compiled for its case alone: the other cases' code, kept live in the
+/// loops, spills registers (benches/RESULTS.md, "Figures behind code comments").
 #[derive(Clone, Copy)]
 pub(super) struct Known {
     pub utf8: bool,
@@ -47,9 +45,8 @@ impl Pass {
 }
 
 impl Counter<'_> {
-    /// The windows of `buf` from `from`, each taken as `kind` says, while 64 bytes are left and
-    /// no character crosses the chunk's end (the character loop keeps that one). Returns where
-    /// it stopped.
+    /// The windows of `buf` from `from`, taken as `kind` says, while 64 bytes are left and no
+    /// character crosses the chunk's end (left to the character loop); returns where it stopped.
     #[inline(always)]
     pub(super) fn windows<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize, kind: Window) -> usize {
         let known = match kind {
@@ -96,18 +93,13 @@ impl Counter<'_> {
         }
     }
 
-    /// A 64-byte window at `buf[at..]`, for -L (`WIDTH`) in a single-byte or UTF-8 locale, and
-    /// without -L for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters
-    /// come from SIMD masks; only the "events" are visited one by one: with `WIDTH` the controls
-    /// (line ends, TAB, ...), and the bytes that may begin a UTF-8 character (a lead byte with
-    /// the continuation bytes it wants; in a single-byte locale every byte above 0x7f unless none
-    /// is printable). Any other byte above 0x7f is an invalid byte or a continuation byte a lead
-    /// takes with it: invalid ones are word bytes, no character, width 0, so they need no visit
-    /// (a run between events is as wide as its bytes below 0x80). A UTF-8 character is decoded
-    /// (which also checks the E0/ED/F0/F4 limits) and classified from the cached C-library
-    /// classes (its bytes join the space mask if it is white space). The window ends before a
-    /// character that would cross its end. Returns the bytes used (0: leave this window to the
-    /// character loop).
+    /// A 64-byte window at `buf[at..]`: for -L (`WIDTH`) in a single-byte or UTF-8 locale, else
+    /// for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters come from
+    /// masks; only the "events" are visited: with `WIDTH` the controls, and the bytes that may
+    /// begin a character (UTF-8 leads; in a single-byte locale every byte above 0x7f, unless none
+    /// is printable). Other bytes above 0x7f are invalid (word bytes, no character, no width) or a
+    /// lead's. Returns the bytes used, before any character crossing the window's end (0: leave
+    /// the window to the character loop).
     #[inline(always)]
     pub(super) fn line_block<B: Block64, const WIDTH: bool>(
         &mut self,
@@ -142,12 +134,10 @@ impl Counter<'_> {
         let mut pos = self.line_pos;
         let mut longest = self.counts.max_line_length;
         let mut wide_chars = 0u64;
-        // -L without -w or -m: a line's width grows by at most one column per byte, except at a
-        // TAB (up to eight): every character is at most as wide as its encoding is long, other
-        // controls have no width, CR and FF only end lines. So when the window has a line end
-        // and even the line running into it plus the whole window (TABs at their widest) cannot
-        // pass the longest line so far, nothing before its last line end can change the answer:
-        // only what follows that line end is measured.
+        // -L alone: a line grows by at most one column a byte, eight at a TAB (a character is at
+        // most as wide as its encoding is long, other controls have no width, CR and FF end
+        // lines). So where the window has a line end and even the running line plus the whole
+        // window cannot pass the longest, only what follows its last line end is measured.
         let lf = m.eq(block, b'\n');
         if WIDTH && lf != 0 && self.pass == (Pass::Widths { alone: true }) {
             let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };

@@ -5,13 +5,11 @@ use super::Counter;
 use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks, TALLY_MAX};
 use crate::platform::{self, Changing};
 
-/// When to look for the lead bytes of multibyte spaces before looking the spaces up (with
-/// table look-ups; see `WordWindows::sparse`): the look-up costs more than the rest of a
-/// window's count, and most windows of most scripts (Arabic, Devanagari, Hangul: all of them;
-/// Chinese: half) hold no lead byte of a space. Looking for one costs a third of a look-up, so
-/// where nearly every window holds one (kana share U+3000's lead byte) it only adds. The filter
-/// samples how often it finds a lead, a batch of windows at a time, stands aside where that is
-/// more than three windows in four, and looks again after a while.
+/// When to look for the lead bytes of multibyte spaces before looking the spaces up by table
+/// (`WordWindows::sparse`). The look-up costs more than the rest of a window's count, and most
+/// windows of most scripts hold no such lead (Arabic, Devanagari, Hangul: all; Chinese: half).
+/// Where nearly every window holds one (kana share U+3000's lead), looking first only adds: the
+/// filter stands aside for a while when over three windows in four of a sampled batch hold one.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct LeadFilter {
     pub(super) off: bool,
@@ -52,20 +50,15 @@ impl LeadFilter {
 }
 
 impl Counter<'_> {
-    /// UTF-8 words (with lines and bytes), without -m or -L: each window's white space is its
-    /// ASCII white space plus the bytes of the multibyte spaces that begin in it (byte patterns,
-    /// see `utf8::utf8_spaces`), and words end where white space
-    /// follows a word byte, whatever the script: nothing is decoded. Stops two bytes before the
-    /// chunk's end (a space's last bytes must be there to be seen), never inside a multibyte
-    /// space; the bytes of any other character it stops inside are word bytes either way.
-    /// Returns where it stopped.
-    ///
-    /// The windows go in batches of one kind (see `LeadFilter` and [`WordWindows`]), line ends
-    /// into a tally.
+    /// UTF-8 words (with lines and bytes), without -m or -L. A window's white space is its ASCII
+    /// white space plus the bytes of the multibyte spaces that begin in it (`utf8::utf8_spaces`);
+    /// words end where white space follows a word byte. Stops two bytes before the chunk's end,
+    /// never inside a multibyte space (any other character it cuts is word bytes anyway), and
+    /// returns where. Windows go in batches of one kind (`LeadFilter`, [`WordWindows`]).
     #[inline(always)]
     pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
-        // (Not even the spaces' patterns for an input too short for a window: they cost a
-        // few hundred look-ups in the C library's tables, a tenth of a tiny file's run.)
+        // No spaces' patterns for an input too short for a window: they cost a few hundred
+        // look-ups in the C library's tables (benches/RESULTS.md, "Figures behind code comments").
         if from + 66 > buf.len() {
             return from;
         }
@@ -73,12 +66,11 @@ impl Counter<'_> {
             return from;
         };
         let mut run = WordWindows { carry: 0, in_word: self.in_word, words: 0 };
-        // How a window's multibyte spaces are found, decided once: the kernel's cheapest way.
-        // Where it is a table look-up, windows without the lead byte of a space may skip it.
+        // How a window's multibyte spaces are found is decided once: whatever costs the kernel
+        // least. Where it is a table look-up, windows without the lead byte of a space may skip it.
         let how = m.patterns_how(spaces);
         let filtered = how != BY_COMPARES;
         let mut i = from;
-        // Windows begin where the 66 bytes they need are there.
         while buf.len() - i >= 66 {
             let batch = ((buf.len() - 2 - i) / 64).min(LeadFilter::BATCH);
             let windows = buf.range(i..i + 64 * batch + 2);
@@ -104,10 +96,9 @@ impl Counter<'_> {
         i
     }
 
-    /// Words (with lines and bytes) in a single-byte locale whose ASCII white space is the
-    /// usual one, without -L: each window's white space is its ASCII white space and the
-    /// locale's one white-space byte above 0x7f, if any; line ends go into a tally, a batch of
-    /// windows at a time. Returns where it stopped (at a window boundary).
+    /// Words (with lines and bytes) in a single-byte locale whose ASCII white space is the usual
+    /// one, without -L: a window's white space is its ASCII white space and the locale's one such
+    /// byte above 0x7f, if any; line ends go into a tally. Returns where it stopped.
     #[inline(always)]
     pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // A loop for each kind of locale, with a white-space byte above 0x7f and without, so that
@@ -151,10 +142,8 @@ struct WordWindows {
 }
 
 impl WordWindows {
-    /// The words that end in the windows of `windows` (64 bytes each, and the two bytes after
-    /// the last; at most [`LeadFilter::BATCH`] windows), multibyte spaces found `HOW` in the
-    /// windows that hold a byte above 0x7f. Returns 0 (no lead bytes looked for) and the line
-    /// ends.
+    /// The words that end in `windows` (up to [`LeadFilter::BATCH`] of 64 bytes, then two more),
+    /// spaces found `HOW` where a byte is above 0x7f. Returns 0 (no leads looked for) and lines.
     #[inline(always)]
     fn dense<B: Block64, const HOW: u8>(
         &mut self,
@@ -182,14 +171,11 @@ impl WordWindows {
         (0, m.tally_total(lines))
     }
 
-    /// [`Self::dense`] for windows most of which hold no lead byte of a multibyte space
-    /// (table look-ups only): the others are not looked up. Returns how many windows held a
-    /// lead byte, and the line ends.
-    ///
-    /// In three passes, so that a window the look-up skips costs no branch: the first takes
-    /// each window's ASCII white space, line ends, and whether it holds a lead byte; the
-    /// second looks up those that do, one after the other (a loop over a bit mask, whose only
-    /// hard-to-guess branch is its end); the third counts the words.
+    /// [`Self::dense`] for windows most of which hold no lead byte of a multibyte space (table
+    /// look-ups only): the others are not looked up. Returns how many held one, and the line ends.
+    /// In three passes, so that a window the look-up skips costs no branch: each window's ASCII
+    /// white space, line ends and whether it holds a lead; then the look-ups of those that do, a
+    /// loop over a bit mask whose only hard-to-guess branch is its end; then the words.
     #[inline(always)]
     fn sparse<B: Block64, const HOW: u8>(
         &mut self,
@@ -198,10 +184,9 @@ impl WordWindows {
         windows: Changing<'_>,
     ) -> (u32, u64) {
         let n = (windows.len() - 2) / 64;
-        // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it,
-        // and those that go on from the window before (the last slot: past the batch). Only
-        // stores, no read-modify-write: a wide store read back in part by the next window's
-        // would stall.
+        // Each window's ASCII white space, the bytes of the multibyte spaces that begin in it, and
+        // those that go on from the window before (the last entry: past the batch). Only stores:
+        // a wide store read back in part by the next window's read-modify-write would stall.
         let mut ascii = [0u64; LeadFilter::BATCH];
         let mut multi = [0u64; LeadFilter::BATCH];
         let mut carried = [0u64; LeadFilter::BATCH + 1];

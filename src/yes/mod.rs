@@ -134,12 +134,8 @@ enum Outcome {
 
 /// Grows the stdout pipe (to `min(pipe-max-size, 1 MiB)`: `platform::grow_stdout_pipe`), then
 /// feeds it without copying: by the tee + splice relay, or by `vmsplice` when the relay's pipes
-/// cannot be had.
-///
-/// Measured on the 2-vCPU VMs (GiB/s into a splice reader, same CPU / different CPUs):
-/// `vmsplice` of a 1 MiB buffer 44 / 15; `tee` straight from the private pipe into stdout
-/// 61 / 14; the relay 57 / 40. The relay is the only one that holds up when the reader runs on
-/// another CPU, which is the usual case.
+/// cannot be had. Of the three designs measured, only the relay holds up when the reader runs
+/// on another CPU, the usual case (benches/RESULTS.md, "Figures behind code comments").
 fn splice_forever(line: &[u8], lines: &[u8]) -> Outcome {
     let capacity = platform::grow_stdout_pipe(platform::STDOUT).unwrap_or(platform::PIPE_SIZE_DEFAULT);
     relay_forever(line, lines, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
@@ -161,17 +157,14 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
 /// order whatever each call moves. Returns None when the pipes cannot be set up (nothing has
 /// been written to stdout then), or when the line is longer than the pipe.
 ///
-/// The private pipe is filled by `write` (uutils' way), so its pages are the kernel's own: with
-/// `vmsplice` of a buffer of lines (GNU 9.12's way, and ours before) a `read()` reader of
-/// stdout ran much slower in some rounds, where a written pipe was steady. Only one [`UNIT`]
-/// of lines is written; the rest of the pipe is that unit's pages again, by doubling (`tee`
-/// into the relay, `splice` back), so all a `read()` reader of stdout copies from is those few
-/// pages, which stay in its caches: units of 16 KiB to 256 KiB alike measured faster than a
-/// pipe of 1 MiB of written pages (as uutils'). 64 KiB keeps the part of a page left empty
-/// after each copy under 1/16 for any line that fits; a longer line is a unit of its own,
-/// which keeps that bound too (written whole, as before, long lines read slower than uutils':
-/// each reader copied from the whole pipe's pages, not from one line's). The writes come from
-/// `lines` (the write loop's buffer), so the set-up fills and touches no memory of its own.
+/// The private pipe is filled by `write`, as uutils fills its own, so its pages are the
+/// kernel's: a `read()` reader of `vmsplice`d pages (GNU 9.12's design) ran much slower in
+/// some rounds, where a written pipe was steady. Only one [`UNIT`] of lines is written; the rest
+/// of the pipe is that unit's pages again, by doubling (`tee` into the relay, `splice` back).
+/// So all a `read()` reader copies from is those few pages, which stay in its caches: faster
+/// than a pipe of 1 MiB of written pages. 64 KiB keeps the part of a page left empty after
+/// each copy under 1/16 for any line that fits; a longer line is a unit of its own. The writes
+/// come from `lines` (the write loop's buffer), so the set-up touches no memory of its own.
 /// Figures: benches/RESULTS.md, "Figures behind code comments".
 fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
     let (source, source_in) = platform::pipe().ok()?;

@@ -11,9 +11,9 @@ use proptest::prelude::*;
 use rapidutils::cat::format::{Formatter, Options, OutBuf};
 use rapidutils::platform::Changing;
 
-#[path = "../src/cat/gnu_model.rs"]
-mod gnu_model;
-use gnu_model::model;
+#[path = "../src/testing/cat_model.rs"]
+mod cat_model;
+use cat_model::model;
 
 /// The Formatter fed file by file, read by read, as `cat` feeds it.
 fn formatted(opts: Options, files: &[Vec<&[u8]>]) -> Vec<u8> {

@@ -8,8 +8,6 @@
 mod cli;
 pub mod copy;
 pub mod format;
-#[cfg(test)]
-mod gnu_model;
 
 pub use cli::command;
 

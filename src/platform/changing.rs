@@ -134,10 +134,4 @@ impl<'a, const N: usize> Changing<'a, [u8; N]> {
     pub fn array<const M: usize>(self, at: usize) -> Changing<'a, [u8; M]> {
         self.all().array(at)
     }
-
-    /// A copy of the bytes, which no longer change.
-    #[inline(always)]
-    pub fn copied(self) -> [u8; N] {
-        *self.0
-    }
 }

@@ -1,7 +1,9 @@
 //! Helpers for the unit tests.
 
+pub mod cat_model;
 mod shared;
 
+use crate::cat::format::Options;
 use crate::platform::cpu::Features;
 use crate::platform::simd::Kernel;
 pub use shared::{kernel_not_run, skipped, xorshift};

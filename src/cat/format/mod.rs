@@ -335,9 +335,9 @@ impl Formatter {
 mod tests {
     use super::*;
 
-    /// GNU's `cat` loop over the whole input (see `gnu_model.rs`).
+    /// GNU's `cat` loop over the whole input (see `testing/cat_model.rs`).
     fn reference(opts: Options, input: &[u8]) -> Vec<u8> {
-        crate::cat::gnu_model::model(&opts, input)
+        crate::testing::cat_model::model(&opts, input)
     }
 
     fn all_options() -> Vec<Options> {

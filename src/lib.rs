@@ -3,9 +3,8 @@
 //! The library holds every tool; the binaries are thin: `src/bin/<tool>.rs` runs one tool, and
 //! `src/main.rs` is the multi-call binary that dispatches on its name or first argument.
 
-// `platform` is the one module where `unsafe` is allowed: every syscall, the SIMD kernels,
-// the C library's locale functions. Cargo.toml's [lints] deny it in the crate; every other
-// module forbids it, so no `allow` further down can let it back in.
+// `platform` is the one module allowed `unsafe` (every syscall, the SIMD kernels, the C library's locale functions).
+// Cargo.toml's [lints] deny it in the crate; every other module forbids it, so no `allow` below can let it back in.
 #[forbid(unsafe_code)]
 pub mod cat;
 #[forbid(unsafe_code)]
@@ -28,7 +27,6 @@ use common::{diag, help};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
-/// Every tool rapidutils provides.
 pub const TOOLS: &[Tool] = &[cat::TOOL, wc::TOOL, yes::TOOL];
 
 /// Finds the tool a program name stands for: the tool whose name is the longest suffix of the

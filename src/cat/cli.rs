@@ -1,8 +1,7 @@
 //! The `cat` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid a message, and the clap `Command` takes its
-//! texts from it. Arguments follow GNU's `long_options` table, whose order an ambiguous-option
-//! message shows; `display_order` gives the help's.
+//! [`HELP`] is GNU 9.12's `--help`, a gettext msgid a message; clap's `Command` takes its texts from it. Arguments
+//! follow GNU's `long_options` table (its order shows in an ambiguous-option message); `display_order`, the help's.
 
 use crate::common::help::{HELP_OPTION, Msg, STDIN_NOTE, VERSION_OPTION, described, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};

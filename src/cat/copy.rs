@@ -1,10 +1,8 @@
-//! Plain `cat` (no formatting option): move the bytes of one input to stdout by the cheapest
-//! means the pair of file types allows ([`plan`]: a [`Strategy`]), falling back to read/write
-//! at exactly the byte where a zero-copy call gave up.
+//! Plain `cat` (no formatting option): move one input's bytes to stdout by the cheapest means the file types allow
+//! ([`plan`]: a [`Strategy`]), falling back to read/write at exactly the byte where a zero-copy call gave up.
 //!
-//! The zero-copy calls advance the file offsets, so when one says "not supported here"
-//! (`is_unsupported`) the next goes on from them: nothing is lost or repeated. Any other error
-//! is reported as GNU 9.12 reports it, against the input or the output.
+//! The zero-copy calls advance the file offsets, so when one says "not supported" (`is_unsupported`) the next goes on
+//! there: nothing is lost or repeated. Other errors are reported as GNU 9.12 reports them, against input or output.
 
 use crate::common::sink;
 use crate::input::choose::Chooser;
@@ -25,8 +23,7 @@ const TIMED_FROM: u64 = 3 * ROUND;
 /// A round that measures a way, rather than works, moves at most this much: the relay may copy
 /// far slower than copy_file_range (benches/RESULTS.md, "cat: copy_file_range or the relay").
 const PROBE: u64 = 1 << 20;
-/// copy_file_range goes on alone where its first round cost less than this fraction of the
-/// relay's first a byte: a clone or an offload, not a copy.
+/// Below this fraction of the relay's first-round cost a byte, copy_file_range clones or offloads: it goes on alone.
 const CLONE_FRACTION: f64 = 0.5;
 
 /// Why copying one input stopped early.
@@ -54,16 +51,12 @@ pub enum Call {
     Relay,
 }
 
-/// The calls that move a large regular file into a regular file on the same file system: a
-/// choice of this process (`input::choose`, in rounds of 4 MiB, this thread's CPU
-/// time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
+/// The ways to move a large regular file into one on the same file system: a choice of this process (`input::choose`,
+/// in rounds of 4 MiB, this thread's CPU time), or the way `RAPIDUTILS_COPY=copy_file_range|relay` forces.
 ///
-/// The two ways are timed only where copy_file_range is known to copy (ext4, tmpfs, f2fs:
-/// `platform::copy_file_range_copies`); elsewhere it goes on alone, in one call, as GNU's: where
-/// the file system clones or offloads (btrfs, XFS, NFS, ...) it shares blocks or hands the work
-/// away, and its cost does not always show it. Where it costs less than half the relay's first
-/// round a byte, it goes on alone as well (a clone after all). Where it copies, the kernel runs
-/// the relay's splice through a pipe of 16 pages, and which costs less depends on the machine's
+/// The two are timed only where copy_file_range is known to copy (`platform::copy_file_range_copies`), and until its
+/// first round costs less than half the relay's a byte (a clone after all); elsewhere it goes on alone, in one call,
+/// as GNU's: it may clone or offload, which its cost does not always show. Which is cheaper depends on the machine's
 /// state (benches/RESULTS.md, "cat: copy_file_range or the relay").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileWay {
@@ -74,7 +67,6 @@ pub enum FileWay {
 impl FileWay {
     const BOTH: [FileWay; 2] = [FileWay::CopyFileRange, FileWay::Relay];
 
-    /// The call that does this way's rounds.
     fn call(self) -> Call {
         match self {
             FileWay::CopyFileRange => Call::Direct(Direct::CopyFileRange),
@@ -92,8 +84,7 @@ fn forced_file_way() -> Option<FileWay> {
     }
 }
 
-/// Whether copy_file_range, whose first round cost `cfr` nanoseconds a byte, clones or offloads,
-/// where the relay's first cost `relay`.
+/// Whether copy_file_range clones or offloads: its first round cost `cfr` nanoseconds a byte, the relay's `relay`.
 pub fn clones(cfr: f64, relay: f64) -> bool {
     cfr < relay * CLONE_FRACTION
 }
@@ -109,7 +100,6 @@ impl FileCopies {
     /// What goes on where the rounds stop early (copy_file_range across file systems: `EXDEV`).
     const THEN: Strategy = Strategy::Relay;
 
-    /// The choice for copies into `output`.
     fn new(output: Fd) -> FileCopies {
         let forced = forced_file_way();
         let mut chooser = Chooser::new(FileWay::BOTH, FileWay::CopyFileRange, forced);
@@ -160,9 +150,8 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// The zero-copy calls, in order (read/write follows them all). A choice between two ways
-    /// has its own arm in [`Copier::copy`]: its list holds the calls of both ways and of what
-    /// follows them.
+    /// The zero-copy calls, in order (read/write follows them all). A choice between two ways has its own arm in
+    /// [`Copier::copy`]: its list holds the calls of both ways and of what follows them.
     fn calls(self) -> &'static [Call] {
         const SPLICE: Call = Call::Direct(Direct::Splice);
         const COPY_FILE_RANGE: Call = Call::Direct(Direct::CopyFileRange);
@@ -179,8 +168,7 @@ impl Strategy {
     }
 }
 
-/// How one input goes to the output. `small`: a regular input of at most SMALL_FILE bytes (a
-/// relay pipe is not worth its set-up for it).
+/// How one input goes to the output. `small`: a regular input of at most SMALL_FILE bytes, not worth a relay pipe.
 pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Strategy {
     use FileKind::*;
     if !calls.splice {
@@ -205,9 +193,8 @@ pub fn plan(input: FileKind, small: bool, output: FileKind, calls: Calls) -> Str
     }
 }
 
-/// Small regular files into a device or socket (`cat` of many files `> /dev/null`) go by
-/// `sendfile` or by read/write, whichever is cheaper here (each wins on one machine measured):
-/// rounds of this many files time the choice (`input::choose`).
+/// Small regular files into a device or socket (`cat` of many files `> /dev/null`) go by `sendfile` or read/write,
+/// the cheaper here (each wins on one machine measured): rounds of this many files time the choice (`input::choose`).
 const SMALL_ROUND: u32 = 16;
 
 /// The choice for small files (see [`SMALL_ROUND`]) and the round under way.
@@ -262,7 +249,6 @@ struct Transfer {
 
 /// What comes after a zero-copy call.
 enum Then {
-    /// The input is done.
     Done,
     /// The next call, from where this one stopped.
     Next,
@@ -291,9 +277,8 @@ struct RelayPipe {
 }
 
 impl RelayPipe {
-    /// The relay pipe kept in `kept`, made on first use: as large as standard output's pipe
-    /// (`stdout_pipe`) where that is the output (a larger relay halved the speed of a reader on
-    /// another CPU), else `pipe-max-size`, the most an unprivileged process may ask.
+    /// The relay pipe in `kept`, made once: as large as stdout's pipe (`stdout_pipe`) where that is the output (a
+    /// larger relay slowed a reader on another CPU), else `pipe-max-size`, the most an unprivileged process may ask.
     fn get(kept: &mut Option<RelayPipe>, stdout_pipe: Option<usize>) -> Option<&RelayPipe> {
         if kept.is_none() {
             let (read_end, write_end) = platform::pipe().ok()?;
@@ -399,8 +384,7 @@ impl Copier {
         }
     }
 
-    /// A large regular file into a regular file, in rounds by the way chosen for this process
-    /// (see [`FileWay`]).
+    /// A large regular file into a regular file, in rounds by the way chosen for this process (see [`FileWay`]).
     fn file_to_file(&mut self, transfer: &mut Transfer) -> ZeroCopy {
         let mut files = self.files.take().unwrap_or_else(|| FileCopies::new(transfer.output));
         let timed = transfer.size.is_some_and(|size| size >= TIMED_FROM);
@@ -453,7 +437,6 @@ impl Copier {
 
 /// How a zero-copy transfer ended.
 enum ZeroCopy {
-    /// The input is exhausted.
     Done,
     /// The call cannot go on here (not supported, or copy_file_range's early 0).
     Fallback(Option<io::Error>),
@@ -468,13 +451,11 @@ enum ZeroCopy {
 enum Errors {
     /// The input's or the output's, as GNU 9.12 reports its own splice's.
     PerSide,
-    /// Every error against the input, and EFBIG handed over to read/write, as GNU 9.12 reports
-    /// copy_file_range's, in whose place the relay runs.
+    /// As GNU 9.12 reports copy_file_range's, in whose place it runs: all against the input, EFBIG to read/write.
     AsCopyFileRange,
 }
 
-/// Errors meaning "this call does not work for these files" (gnulib's list for
-/// copy_file_range), at any point: read/write continues from the offsets.
+/// "Does not work for these files" errors at any point (gnulib's list for copy_file_range): read/write takes over.
 fn is_unsupported(err: &io::Error) -> bool {
     use platform::errno::*;
     platform::is_unsupported(err) || matches!(err.raw_os_error(), Some(EBADF | ETXTBSY | EPERM | EAGAIN))
@@ -533,16 +514,14 @@ fn zero_copy(call: Direct, transfer: &mut Transfer, limit: u64) -> ZeroCopy {
     }
 }
 
-/// Whether a regular input of `size` is done once `total` bytes of it have moved, saving the
-/// call that would return 0. Not for sizes that are 0 or a page multiple, which pseudo-files
-/// report whatever they hold.
+/// Whether a regular input of `size` is done once `total` bytes of it have moved, saving the call that would
+/// return 0. Not for sizes that are 0 or a page multiple, which pseudo-files report whatever they hold.
 fn done_at(size: Option<u64>, total: u64) -> bool {
     size.is_some_and(|size| total == size && size % platform::page_size() as u64 != 0)
 }
 
-/// Any input to an output through cat's own `pipe`: splice in, splice out, until the input
-/// ends or `limit` bytes have moved. Where splicing out is not supported, what sits in the
-/// pipe is read back and written.
+/// Any input to an output through cat's own `pipe`: splice in, splice out, until the input ends or `limit` bytes
+/// have moved. Where splicing out is not supported, what sits in the pipe is read back and written.
 fn relay(transfer: &mut Transfer, pipe: &RelayPipe, buf: &mut Vec<u8>, errors: Errors, limit: u64) -> ZeroCopy {
     let (write_end, read_end) = (pipe.write_end.as_raw_fd(), pipe.read_end.as_raw_fd());
     let mut to_go = limit;

@@ -1,9 +1,8 @@
 //! `cat`: concatenate files to standard output, byte-exact with GNU coreutils 9.12.
 //!
-//! Plan: parse (GNU getopt over the clap definition) and check stdout once. Then open each
-//! operand, refuse it if it is the output file (GNU 9.12's rule), and either move its bytes with
-//! the cheapest zero-copy call (`copy`) or format it in large chunks (`format`). An input's
-//! errors are reported where GNU reports them, the next still copied; a write error ends the run.
+//! Plan: parse (GNU getopt over clap's definition) and check stdout once. Then open each operand, refuse the output
+//! file (GNU 9.12's rule), and move its bytes with the cheapest zero-copy call (`copy`) or format it in large chunks
+//! (`format`). An input's errors are reported where GNU does, the next still copied; a write error ends the run.
 
 mod cli;
 pub mod copy;
@@ -23,7 +22,6 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
-/// `cat` in the tool table.
 pub const TOOL: crate::common::Tool = crate::common::Tool { name: "cat", command, run: main };
 
 /// Formatted output is written about this much at a time.
@@ -187,9 +185,8 @@ impl Cat {
         input.dev == self.out_info.dev && input.ino == self.out_info.ino
     }
 
-    /// GNU 9.12's "input file is output file" rule: the same file (not a FIFO or socket), read
-    /// from below the point where output is written (the output offset, or the end of the file
-    /// when stdout appends). Copying it would never end or would clobber what is yet unread.
+    /// GNU 9.12's "input file is output file" rule: the same file (not a FIFO or socket), read from below where
+    /// output is written (its offset, or the end when stdout appends): copying would never end or clobber the unread.
     fn is_output(&self, input: &FileInfo, fd: Fd) -> bool {
         if matches!(input.kind, FileKind::Pipe | FileKind::Socket) || !self.writes_into(input) {
             return false;
@@ -206,18 +203,16 @@ impl Cat {
         }
     }
 
-    /// Formatting mode: big chunks formatted and written in large writes. A regular file is taken
-    /// in whichever way is cheaper here (`input::feed`); anything else is read. Output is flushed
-    /// before a read that would wait (so `cat -n` on a slow pipe shows lines as they come) and at
-    /// the end of each input (so messages about the next come after its output, as with GNU).
+    /// Formatting mode: big chunks formatted, written whole. A regular file is taken the cheaper way here
+    /// (`input::feed`), anything else read. Output is flushed before a read that would wait (so `cat -n` on a slow
+    /// pipe shows lines as they come) and at each input's end (so messages on the next follow its output, as GNU's).
     fn format(&mut self, fd: Fd, info: &FileInfo) -> Result<(), CopyError> {
         if self.in_buf.is_empty() {
             self.in_buf = vec![0; FORMAT_READ];
             self.out_buf = OutBuf::room_for(OUTPUT_FLUSH, FORMAT_READ);
         }
-        // Formatting into the very file it reads (allowed when output goes at or behind where it
-        // reads) would read its longer output back and never end (GNU's does, until the disk is
-        // full): it stops at the size the file had when reached.
+        // Formatting into the file it reads (allowed when output is at or behind the reading) would read its longer
+        // output back and never end (GNU's does, until the disk is full): it stops at the file's size when reached.
         let into_itself = self.writes_into(info);
         let formatter = self.formatter.as_mut().expect("format mode has a formatter");
         if info.kind == FileKind::Regular {
@@ -259,15 +254,13 @@ impl Cat {
     }
 }
 
-/// Writes out and empties the formatted output.
 fn flush(out: &mut OutBuf) -> io::Result<()> {
     let result = sink::write_all(platform::STDOUT, out.as_slice());
     out.clear();
     result
 }
 
-/// The formatter as a regular file's consumer: a piece that reached past the file's end is
-/// formatted again from the formatter's state before it, its output taken back.
+/// Formatter as file consumer: a piece past the file's end is redone from its earlier state, output taken back.
 struct Formatting<'a> {
     formatter: &'a mut Formatter,
     out: &'a mut OutBuf,

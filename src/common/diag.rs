@@ -1,10 +1,8 @@
-//! GNU-style diagnostics: `prog: message[: strerror]` on standard error, and the program name
-//! they start with.
+//! GNU-style diagnostics: `prog: message[: strerror]` on standard error, and the program name they start with.
 //!
-//! GNU 9.12 names itself in two forms. Getopt's complaints, `Try '... --help'` and the usage
-//! lines use `argv[0]` as given (`/usr/bin/wc: invalid option -- 'x'`); `error()` messages use
-//! its last component (`wc: f: No such file or directory`). The name is kept as raw bytes. Each
-//! message is written with a single `write`, so that it never interleaves with others' output.
+//! GNU 9.12 names itself in two forms. Getopt's complaints, `Try '... --help'` and the usage lines use `argv[0]` as
+//! given (`/usr/bin/wc: invalid option -- 'x'`); `error()` messages use its last component (`wc: f: No such file or
+//! directory`). The name is kept as raw bytes. Each message is one `write`, never interleaved with others' output.
 
 use super::i18n::trf;
 use crate::platform;
@@ -35,17 +33,14 @@ pub fn short_program_name() -> &'static [u8] {
     name.rsplit(|&b| b == b'/').next().unwrap_or(name)
 }
 
-/// A write to standard error failed: GNU's `close_stdout` then ends the process with status 1
-/// even when everything else went well (`wc --debug 2>/dev/full`).
+/// A write to stderr failed: GNU's `close_stdout` then exits 1 even if all else went well (`wc --debug 2>/dev/full`).
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
-/// Whether a diagnostic could not be written.
 pub fn stderr_failed() -> bool {
     STDERR_FAILED.load(Ordering::Relaxed)
 }
 
-/// Writes `bytes` to standard error; a failure is remembered (see [`stderr_failed`]), there is
-/// nowhere left to report it.
+/// Writes `bytes` to stderr; a failure is remembered (see [`stderr_failed`]): there is nowhere left to report it.
 pub fn write_stderr(bytes: &[u8]) {
     let mut rest = bytes;
     while !rest.is_empty() {
@@ -90,8 +85,7 @@ pub fn try_help() {
     write_stderr(&trf(c"Try '%s --help' for more information.\n", &[program_name().as_bytes()]));
 }
 
-/// A usage error: `text` (complete lines, as getopt prints them), then the `Try ... --help`
-/// line; returns the exit status GNU uses for usage errors.
+/// A usage error: `text` (whole lines, as getopt prints them), then the `Try ... --help` line; GNU's usage status.
 pub fn usage_error_text(text: &[u8]) -> i32 {
     write_stderr(text);
     try_help();

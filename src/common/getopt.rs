@@ -1,12 +1,10 @@
 //! A getopt_long that behaves like glibc's, driven by a tool's clap `Command`.
 //!
-//! clap's `Command` defines each tool's options (help text, man pages and completions come from
-//! it too), but clap's parser differs from GNU getopt where scripts can see it: messages, exit
-//! status (2, not 1), abbreviations. This parser reads the option table out of the `Command` and
-//! follows glibc's rules and messages: unambiguous long-option abbreviations, `--name=value` and
-//! `--name value`, clustered short options; `--` ends the options, and `-` is an operand.
-//! Operands are permuted after options unless `POSIXLY_CORRECT` is set or the tool asks for
-//! in-order scanning.
+//! clap's `Command` defines each tool's options (help text, man pages and completions come from it too), but clap's
+//! parser differs from GNU getopt where scripts can see it: messages, exit status (2, not 1), abbreviations. This
+//! parser reads the option table out of the `Command` and follows glibc's rules and messages: unambiguous long-option
+//! abbreviations, `--name=value` and `--name value`, clustered short options; `--` ends the options, and `-` is an
+//! operand. Operands are permuted after options unless `POSIXLY_CORRECT` is set or the tool scans in order.
 
 use super::i18n::{format, tr_libc};
 use clap::{Arg, Command};
@@ -22,8 +20,7 @@ pub struct OptDef {
     pub takes_value: bool,
 }
 
-/// The option table of a clap `Command`, in declaration order (glibc lists ambiguous
-/// possibilities in table order, so the order is part of the behaviour).
+/// A clap `Command`'s option table in declaration order, which glibc's ambiguous-option message shows.
 pub fn option_table(cmd: &Command) -> Vec<OptDef> {
     cmd.get_arguments().filter(|arg| !arg.is_positional()).map(opt_def).collect()
 }
@@ -71,8 +68,7 @@ pub enum GetoptError {
 }
 
 impl GetoptError {
-    /// The lines glibc's getopt prints, translated from the C library's catalog as glibc's
-    /// are, with `prog` (`argv[0]` as given) where glibc puts it.
+    /// glibc getopt's lines, from the C library's catalog, with `prog` (`argv[0]` as given) where glibc puts it.
     pub fn render(&self, prog: &[u8]) -> Vec<u8> {
         match self {
             GetoptError::Unrecognized(text) => {
@@ -107,8 +103,7 @@ impl GetoptError {
     }
 }
 
-/// The scanner: an iterator of options; operands are collected as they are passed and are
-/// available from [`Getopt::into_operands`] once the options are exhausted.
+/// The scanner: an iterator of options; operands are collected for [`Getopt::into_operands`] once options run out.
 pub struct Getopt {
     table: Vec<OptDef>,
     args: std::vec::IntoIter<&'static OsStr>,
@@ -126,8 +121,7 @@ impl Getopt {
         Getopt { table, args: args.into_iter(), cluster: Vec::new(), operands: Vec::new(), ordering, done: false }
     }
 
-    /// The scanner for a tool's own `Command`, with GNU's default ordering (options anywhere
-    /// before `--`, unless POSIXLY_CORRECT).
+    /// A scanner for a tool's `Command` in GNU's default order: options anywhere before `--` unless POSIXLY_CORRECT.
     pub fn for_command(cmd: &Command, args: Vec<&'static OsStr>) -> Getopt {
         Getopt::new(option_table(cmd), args, Ordering::Permute)
     }

@@ -1,12 +1,9 @@
 //! `--help` and `--version` in GNU's shape.
 //!
-//! `--help` is printed message by message as GNU 9.12 prints it, each message one msgid GNU
-//! passes to gettext (usage lines, description, each option), so the system's coreutils catalogs
-//! translate it. The clap `Command`s (source of the man pages and completions) take their texts
-//! from the same messages. GNU's closing lines name rapidutils for bugs, GNU for documentation.
-//!
-//! Options are printed as GNU's `oputs` prints them: plain when `TERM` is unset, empty or `dumb`,
-//! else the name in bold with a terminal hyperlink to its place in GNU's manual.
+//! `--help` is printed as GNU 9.12 prints it, one msgid GNU passes to gettext a message (usage lines, description,
+//! each option), so the system's coreutils catalogs translate it. The clap `Command`s (for man pages and completions)
+//! share the messages. The closing lines name rapidutils for bugs, GNU for documentation. Options print as with GNU's
+//! `oputs`: plain if `TERM` is unset, empty or `dumb`, else bold, linked to GNU's manual.
 
 use super::diag;
 use super::i18n::{format, tr};
@@ -28,7 +25,6 @@ pub enum Msg {
 }
 
 impl Msg {
-    /// The English text (the msgid).
     pub fn msgid(self) -> &'static str {
         let (Msg::Printf(m) | Msg::Text(m) | Msg::Option(m)) = self;
         m.to_str().expect("msgids are ASCII")
@@ -46,9 +42,8 @@ pub const VERSION_OPTION: Msg = Msg::Option(c"      --version\n         output v
 const PACKAGE_URL: &str = "https://www.gnu.org/software/coreutils/";
 const MANUAL_URL: &str = "https://www.gnu.org/software/coreutils/manual/coreutils.html";
 
-/// Whether the clap `Command`s carry their texts (usage, description, option help). Only the
-/// generator and the tests read them: the tools print `--help` from the messages and parse by
-/// option names, so they skip the texts (benches/RESULTS.md, "Figures behind code comments").
+/// Whether the clap `Command`s carry their texts (usage, description, option help): only the generator and the tests
+/// read them, the tools print `--help` from the messages (benches/RESULTS.md, "Figures behind code comments").
 pub const DOCUMENTED: bool = cfg!(any(test, feature = "gen"));
 
 /// `arg` with the description of its help message, where the texts are wanted ([`DOCUMENTED`]).
@@ -56,8 +51,7 @@ pub fn described(arg: Arg, message: Msg) -> Arg {
     if DOCUMENTED { arg.help(option_description(message)) } else { arg }
 }
 
-/// `cmd` with the usage lines of its usage message and a long description made of `about`'s
-/// messages, where the texts are wanted ([`DOCUMENTED`]).
+/// `cmd` with its usage message's lines and `about`'s messages as long description, where wanted ([`DOCUMENTED`]).
 pub fn documented(cmd: Command, usage: Msg, about: &[Msg]) -> Command {
     if !DOCUMENTED {
         return cmd;
@@ -91,8 +85,7 @@ pub fn option_description(message: Msg) -> String {
     lines.join("\n")
 }
 
-/// The usage lines of a `Printf` usage message as clap's `override_usage` wants them: one line
-/// per form, each starting with the tool's name.
+/// A `Printf` usage message's lines as clap's `override_usage` wants them: one per form, each from the tool's name.
 pub fn usage_lines(message: Msg, name: &str) -> String {
     message
         .msgid()
@@ -128,8 +121,7 @@ pub fn help_text(name: &str, messages: &[Msg], prog: &[u8]) -> Vec<u8> {
     out
 }
 
-/// GNU 9.12's `oputs_`: the option's names (up to the gap before its description) in bold,
-/// linked to the option's anchor in GNU's manual, then the rest as it is.
+/// GNU 9.12's `oputs_`: the option's names (up to the gap before its description) in bold, linked to GNU's manual.
 fn oputs(out: &mut Vec<u8>, program: &str, option: &[u8]) {
     let isspace = |b: u8| platform::ctype(b, false).0;
     let first_word = option.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n')).unwrap_or(option.len());
@@ -185,10 +177,9 @@ fn oputs(out: &mut Vec<u8>, program: &str, option: &[u8]) {
 /// The GNU coreutils release whose behaviour the tools reproduce (the tests' oracle).
 pub const GNU_COREUTILS_VERSION: &str = "9.12";
 
-/// The `--version` text: the GNU layout, naming rapidutils. Its second line, where GNU's names a
-/// distribution's packaging, says which GNU coreutils the tools match, for scripts that probe
-/// `cat --version | grep -qi coreutils` (or `grep -q GNU`) before relying on GNU behaviour. The
-/// line is rapidutils' own, no GNU msgid, and stays untranslated like the rest of this text.
+/// The `--version` text: the GNU layout, naming rapidutils. Its second line, where GNU's names a distribution's
+/// packaging, says which GNU coreutils the tools match, for scripts that probe `cat --version | grep -qi coreutils`
+/// (or `grep -q GNU`) before relying on GNU behaviour. It is our own line (no GNU msgid), untranslated like the rest.
 pub fn version_text(name: &str) -> Vec<u8> {
     format!(
         "{name} (rapidutils) {}\n\
@@ -203,8 +194,7 @@ pub fn version_text(name: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-/// How a tool's standard output is buffered, which decides GNU's message when `--help` or
-/// `--version` cannot be written.
+/// How a tool's stdout is buffered, which decides GNU's message when `--help` or `--version` cannot be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buffering {
     /// stdio's default (cat, yes): the text is written when stdout is closed, and that error
@@ -216,8 +206,7 @@ pub enum Buffering {
     Line,
 }
 
-/// Writes `text` to standard output and returns the exit status; a failed write is reported
-/// as GNU's `close_stdout` does (`prog: write error[: strerror]`, status 1).
+/// Writes `text` to stdout, returning the exit status; a failed write is reported as GNU's `close_stdout` does.
 pub fn emit(text: &[u8], buffering: Buffering) -> i32 {
     match sink::write_all(platform::STDOUT, text) {
         Ok(()) => diag::EXIT_SUCCESS,
@@ -239,7 +228,6 @@ pub fn print_help(name: &str, messages: &[Msg], buffering: Buffering) -> i32 {
     emit(&help_text(name, messages, diag::program_name().as_bytes()), buffering)
 }
 
-/// Prints the version of tool `name` and returns the exit status.
 pub fn print_version(name: &str, buffering: Buffering) -> i32 {
     emit(&version_text(name), buffering)
 }

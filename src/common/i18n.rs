@@ -1,6 +1,5 @@
-//! GNU's `_()`: messages looked up by the English text GNU coreutils 9.12 passes to gettext
-//! (the msgid), so the catalogs the system's coreutils installed translate rapidutils too, and
-//! `printf`-style formatting of the translations (which may reorder their arguments).
+//! GNU's `_()`: messages found by the English text GNU 9.12 passes to gettext (the msgid), so the system's coreutils
+//! catalogs serve rapidutils too, and `printf`-style formatting of translations (which may reorder arguments).
 
 use crate::platform::i18n::{self, Domain};
 use std::ffi::CStr;

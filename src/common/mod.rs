@@ -1,6 +1,5 @@
-//! What every tool shares: GNU-style diagnostics and exit codes, name quoting, the getopt
-//! parser driven by each tool's clap `Command`, `--help`/`--version` output, and the output
-//! sink.
+//! What every tool shares: GNU-style diagnostics and exit codes, name quoting, the getopt parser driven by each
+//! tool's clap `Command`, `--help`/`--version` output, and the output sink.
 
 pub mod diag;
 pub mod getopt;
@@ -13,8 +12,7 @@ pub use diag::{EXIT_FAILURE, EXIT_SUCCESS};
 
 use std::ffi::OsStr;
 
-/// A command-line argument, borrowed from the C runtime's `argv`, which lives as long as the
-/// process: no copy, and so no allocation, is made for each operand.
+/// A command-line argument, borrowed from the C runtime's `argv`, which lives as long as the process: no copy made.
 pub type Arg = &'static OsStr;
 
 /// A tool: its name, its command-line definition, and its entry point (which gets the arguments

@@ -1,10 +1,9 @@
 //! File-name quoting exactly like GNU's `quotef` (gnulib `quotearg_n_style_colon` with
 //! `shell_escape_quoting_style`), so diagnostics read byte for byte like GNU's.
 //!
-//! A name is printed as is when the shell would read it back unchanged; otherwise it is put in
-//! single quotes, with unprintable bytes as `$'\ooo'` escapes and `\n`, `\t`, ... as `$'\n'`.
-//! Names that need quoting only because of a `'` get double quotes instead (`"it's"`), as gnulib
-//! does. What is printable depends on the locale (`isprint`/`iswprint` of the C library).
+//! A name is printed as is when the shell would read it back unchanged; otherwise it goes in single quotes, with
+//! unprintable bytes as `$'\ooo'` escapes and `\n`, `\t`, ... as `$'\n'`. Names quoted only because of a `'` get
+//! double quotes instead (`"it's"`), as gnulib does. Printable depends on the locale (`isprint`, `iswprint`).
 
 use super::i18n::tr;
 use crate::platform::{self, Changing, Charset, MbDecoder, MbStep};
@@ -31,10 +30,9 @@ pub fn quote_always(name: &[u8]) -> Vec<u8> {
     quoted.text
 }
 
-/// Quotes like GNU's `quote` (gnulib's `locale_quoting_style`), for arguments in messages: in
-/// the catalog's marks for "`" and "'" (French `« x »`), else ‘x’ in UTF-8, 'x' in other locales.
-/// Inside, control characters and backslashes get C escapes, bytes not printable in the locale
-/// octal ones, and the closing mark a backslash before it.
+/// Quotes like GNU's `quote` (gnulib's `locale_quoting_style`), for arguments in messages: in the catalog's marks for
+/// "`" and "'" (French `« x »`), else ‘x’ in UTF-8, 'x' in other locales. Inside, control characters and backslashes
+/// get C escapes, bytes not printable in the locale octal ones, and the closing mark a backslash before it.
 pub fn quote_locale(arg: &[u8]) -> Vec<u8> {
     let left = gettext_quote(c"`");
     let right = gettext_quote(c"'");
@@ -107,8 +105,7 @@ pub fn quote_locale(arg: &[u8]) -> Vec<u8> {
     out
 }
 
-/// gnulib's `gettext_quote`: the catalog's translation of the quotation mark `msgid`, else
-/// U+2018/U+2019 where the locale is UTF-8, else an apostrophe.
+/// gnulib's `gettext_quote`: the catalog's quotation mark `msgid`, else U+2018/U+2019 in UTF-8, else an apostrophe.
 fn gettext_quote(msgid: &'static std::ffi::CStr) -> &'static [u8] {
     let translation = tr(msgid);
     if translation.as_ptr() != msgid.as_ptr().cast::<u8>() {

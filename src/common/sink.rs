@@ -4,8 +4,7 @@
 use crate::platform::{self, Fd};
 use std::io;
 
-/// Writes all of `buf` to `fd`. A `write` that returns 0 is reported as `ENOSPC`, as gnulib's
-/// `full_write` does.
+/// Writes all of `buf` to `fd`. A `write` that returns 0 is reported as `ENOSPC`, as gnulib's `full_write` does.
 pub fn write_all(fd: Fd, mut buf: &[u8]) -> io::Result<()> {
     while !buf.is_empty() {
         match platform::write(fd, buf) {

@@ -1,8 +1,7 @@
-//! A chooser between two ways of doing the same work, timed on rounds of the work itself (this
-//! thread's CPU time): the cheaper goes on. Each way's first round is not timed (cold caches),
-//! then one each is. The other way is timed again after [`FIRST_RECHECK`] rounds, then after
-//! twice as many each time up to [`RECHECK`]. A pure function of the costs it is told, tested
-//! without a clock. Runs behind the constants: benches/RESULTS.md, "The chooser's constants".
+//! A chooser between two ways of doing the same work, timed on rounds of the work itself (this thread's CPU time):
+//! the cheaper goes on. Each way's first round is not timed (cold caches), then one each is. The other way is timed
+//! again after [`FIRST_RECHECK`] rounds, the interval doubling up to [`RECHECK`]. A pure function of the costs it is
+//! told, tested without a clock. Runs behind the constants: benches/RESULTS.md, "The chooser's constants".
 
 /// After this many rounds the way not taken is timed again on one round (at the most).
 pub const RECHECK: u32 = 16;
@@ -66,8 +65,7 @@ pub struct Chooser<W> {
 }
 
 impl<W: Copy + PartialEq> Chooser<W> {
-    /// Chooses between `ways` (timed in that order), after a first round `warm_up` and one
-    /// the other way, neither timed; `only` forces one.
+    /// Chooses between `ways`, timed in order, after untimed rounds of `warm_up` then the other; `only` forces one.
     pub fn new(ways: [W; 2], warm_up: W, only: Option<W>) -> Chooser<W> {
         Chooser {
             ways,
@@ -81,7 +79,6 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
-    /// The way for the next round.
     pub fn next(&self) -> W {
         if let Some(way) = self.only {
             return way;
@@ -132,8 +129,7 @@ impl<W: Copy + PartialEq> Chooser<W> {
         }
     }
 
-    /// Whether `way` is the chosen one (timed cheaper, or forced): its rounds are work, not
-    /// measurements (which may be shorter: the cost is per unit).
+    /// Whether `way` is chosen (timed cheaper or forced): its rounds are work, not (shorter) measurements.
     pub fn is_chosen(&self, way: W) -> bool {
         if self.only.is_some() {
             return self.only == Some(way);
@@ -141,7 +137,6 @@ impl<W: Copy + PartialEq> Chooser<W> {
         self.timed_both() && way == self.ways[self.current]
     }
 
-    /// Whether each way has been timed at least once.
     pub fn timed_both(&self) -> bool {
         self.recent.iter().all(|r| r.len > 0)
     }

@@ -1,14 +1,11 @@
 //! A regular file's bytes, fed to `cat`'s formatter or `wc`'s counters the cheaper of two ways
 //! here and now: from read-only mappings of the page cache, or by `read` into a buffer (GNU's).
 //!
-//! Which is cheaper depends on the CPU and on how the page cache holds the file, so it is timed
-//! as the file is fed: stretches of up to [`STRETCH`] are the rounds of a [`Chooser`] kept from
-//! file to file. `RAPIDUTILS_INPUT=map|read` forces one way. Figures: benches/RESULTS.md, "The
-//! input: mapping or reading".
-//!
-//! A mapped file can shrink under us: the SIGBUS handler (`platform::Mapping`) maps zero pages
-//! past the new end. At a cut or a stretch's end `fstat` gives the real size; a piece that held
-//! bytes past it is fed again from the consumer's mark, and reads take what follows.
+//! Which is cheaper depends on the CPU and on how the page cache holds the file, so it is timed as the file is fed:
+//! stretches of up to [`STRETCH`] are the rounds of a [`Chooser`] kept from file to file. `RAPIDUTILS_INPUT=map|read`
+//! forces one way. Figures: benches/RESULTS.md, "The input: mapping or reading".
+//! A mapped file may shrink: the SIGBUS handler (`platform::Mapping`) maps zero pages past the new end. At a cut or a
+//! stretch's end `fstat` gives the real size; a piece past it is fed again from the mark, reads take the rest.
 
 pub mod choose;
 
@@ -19,8 +16,7 @@ use std::io;
 
 /// A stretch is mapped only when at least this much of the file is left.
 pub const MAP_MIN: u64 = 2 << 20;
-/// The most one mapping holds, so that the resident set stays small; stretches end at file
-/// offsets that are multiples of it, so as not to cut the page cache's folios.
+/// The most one mapping holds, keeping the resident set small; stretches end at its multiples, not to cut folios.
 pub const STRETCH: u64 = 4 << 20;
 /// A mapped round that measures maps at most this much (one 2 MiB folio whole).
 pub const MAP_PROBE: u64 = 2 << 20;
@@ -31,14 +27,12 @@ pub const READ_PROBE: u64 = 1 << 20;
 pub trait Consumer {
     /// The state before a piece, to go back to when the piece reached past the file's end.
     type Mark;
-    /// Why output failed.
     type Error;
     fn mark(&self) -> Self::Mark;
     fn rewind(&mut self, mark: Self::Mark);
     /// Takes the next bytes, mapped or read: they may change while this runs (`Changing`).
     fn feed(&mut self, bytes: Changing<'_>);
-    /// Whether output is due; if so [`Consumer::output`] is called once the bytes fed are known
-    /// to be the file's and the file offset is past them.
+    /// Whether output is due: [`Consumer::output`] runs once the bytes fed are confirmed and the offset is past them.
     fn output_due(&self) -> bool {
         false
     }
@@ -79,7 +73,6 @@ impl Bound for u64 {
 pub enum Stop<E> {
     /// Reading the file failed (what was read before was fed).
     Read(io::Error),
-    /// The consumer's output failed.
     Output(E),
 }
 
@@ -100,9 +93,8 @@ pub fn forced() -> Option<Way> {
     })
 }
 
-/// Feeds the regular file `fd` from its offset up to `end` (past the size `info` gave if it
-/// grew) to `consumer`, mapped in pieces ending at multiples of `piece` (a multiple of the page
-/// size) or read into `buf`. The offset is left at the end.
+/// Feeds regular file `fd` from its offset to `end` (past the size `info` gave if it grew) to `consumer`, mapped in
+/// pieces ending at multiples of `piece` (a page multiple) or read into `buf`. The offset is left at the end.
 pub fn feed<C: Consumer>(
     fd: Fd,
     info: &FileInfo,
@@ -209,8 +201,7 @@ impl Round {
         let len = match next {
             _ if chosen => len,
             Way::Read => len.min(READ_PROBE),
-            // Up to the next 2 MiB boundary, or the one after where that is near: a few pages
-            // mapped would time the map and unmap, not the mapping.
+            // To the next 2 MiB boundary (the one after if near): a few pages would time map and unmap, not mapping.
             Way::Map => {
                 let rest = MAP_PROBE - at % MAP_PROBE;
                 len.min(if rest < MAP_PROBE / 2 { rest + MAP_PROBE } else { rest })

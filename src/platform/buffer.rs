@@ -27,9 +27,8 @@ impl PageBuffer {
         PageBuffer::map(len, POPULATE)
     }
 
-    /// A buffer of which maybe only the first page is used (wc's first reads: a script's input
-    /// is often a few bytes), each page faulted in when first touched: populating 64 KiB was a
-    /// visible share of a tiny `wc` (benches/RESULTS.md, "Figures behind code comments").
+    /// A buffer maybe used for its first page only (wc's first reads: script inputs are often tiny), pages faulted in
+    /// on first touch: populating 64 KiB showed in a tiny `wc` (benches/RESULTS.md, "Figures behind code comments").
     pub fn on_demand(len: usize) -> io::Result<PageBuffer> {
         PageBuffer::map(len, 0)
     }
@@ -67,12 +66,10 @@ impl PageBuffer {
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
-    /// Gives the buffer up for good: it stays mapped and unchanged for the rest of the process,
-    /// which is what makes handing its pages to a pipe with `vmsplice` sound.
+    /// Gives the buffer up for good: mapped and unchanged until exit, its pages may go to a pipe by `vmsplice`.
     pub fn freeze(self) -> &'static [u8] {
         let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the mapping is never unmapped (no Drop runs) and no &mut to it can exist any
-        // more, so a shared 'static borrow is valid.
+        // SAFETY: never unmapped (no Drop runs), and no &mut to it can exist now: a shared 'static borrow is valid.
         unsafe { std::slice::from_raw_parts(this.ptr, this.len) }
     }
 }

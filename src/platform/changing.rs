@@ -1,12 +1,11 @@
 //! Bytes that may change while they are read, and the only means to read them.
 //!
-//! A mapping's bytes are the page cache's: another process may write them (a log appended to, a
-//! file rewritten in place), and the SIGBUS handler may turn them to zeros (`mapped.rs`). The
-//! length never changes, every address stays readable, and each byte read is one the file held
-//! at some moment (or a zero). But two reads of one byte may differ, so a reader takes each byte
-//! as a value read once, and derives from it no index, length or loop bound that a second read
-//! would have to confirm. [`Changing`] gives the formatter and the counters their bytes, mapped
-//! or read, as values, copies and smaller views; only the SIMD kernels in `platform` get a slice.
+//! A mapping's bytes are the page cache's: another process may write them (a log appended to, a file rewritten in
+//! place), and the SIGBUS handler may turn them to zeros (`mapped.rs`). The length never changes, every address stays
+//! readable, and each byte read is one the file held at some moment (or a zero). But two reads of one byte may
+//! differ, so a reader takes each byte as a value read once, and derives from it no index, length or loop bound that
+//! a second read would have to confirm. [`Changing`] gives the formatter and the counters their bytes, mapped or
+//! read, as values, copies and smaller views; only the SIMD kernels in `platform` get a slice.
 
 use std::slice::SliceIndex;
 
@@ -29,10 +28,9 @@ impl<'a, T: ?Sized> Changing<'a, T> {
         Changing(bytes)
     }
 
-    /// The bytes as they are, for a reader in `platform` that reads each byte as a value read
-    /// once: whole blocks loaded at positions not taken from the bytes, values compared, counted
-    /// or used to index 256-entry tables. A changed byte changes the output, never memory safety
-    /// (`tests/hostile.rs` rewrites mapped files under every counter and formatter).
+    /// The bytes, for a `platform` reader that reads each byte as a value read once: whole blocks loaded at positions
+    /// not taken from the bytes, values compared, counted or indexing 256-entry tables. A changed byte changes the
+    /// output, never memory safety (`tests/hostile.rs` rewrites mapped files under every counter and formatter).
     #[inline(always)]
     pub(in crate::platform) fn read_each_once(self) -> &'a T {
         self.0
@@ -74,7 +72,6 @@ impl<'a> Changing<'a> {
         Changing(self.0[at..at + N].try_into().unwrap())
     }
 
-    /// The last byte and the view of the others.
     #[inline(always)]
     pub fn split_last(self) -> Option<(u8, Changing<'a>)> {
         self.0.split_last().map(|(&last, rest)| (last, Changing(rest)))
@@ -97,13 +94,11 @@ impl<'a> Changing<'a> {
         out.copy_from_slice(self.0);
     }
 
-    /// Where `byte` first is.
     #[inline(always)]
     pub fn find(self, byte: u8) -> Option<usize> {
         memchr::memchr(byte, self.0)
     }
 
-    /// Where `byte` is, in order.
     #[inline(always)]
     pub fn find_all(self, byte: u8) -> memchr::Memchr<'a> {
         memchr::memchr_iter(byte, self.0)

@@ -1,15 +1,13 @@
 //! Run-time CPU feature detection, done once, so SIMD kernels are chosen by what the machine can
 //! do, never by `target-cpu=native` (distribution builds are generic x86-64).
 //!
-//! As in glibc and GNU coreutils (gnulib's `cpu_supports`), `GLIBC_TUNABLES=glibc.cpu.hwcaps=`
-//! turns kernels off: `-AVX512F` or `-AVX512BW` AVX-512's, `-AVX2` AVX2's, `-ASIMD` NEON. GNU's
-//! `wc-cpu.sh` runs the baseline kernels so.
+//! As in glibc and GNU (gnulib's `cpu_supports`), `GLIBC_TUNABLES=glibc.cpu.hwcaps=` turns kernels off: `-AVX512F` or
+//! `-AVX512BW` AVX-512's, `-AVX2` AVX2's, `-ASIMD` NEON. GNU's `wc-cpu.sh` runs the baseline kernels so.
 
 use std::sync::OnceLock;
 
-/// The instruction-set extensions the kernels are compiled for. Each one a kernel's
-/// `#[target_feature]` names is detected here (a test holds them together): a CPU or VM that
-/// hides one (LZCNT, which then runs as BSR) gets a slower kernel, never a wrong one.
+/// The instruction-set extensions the kernels are compiled for, each detected here (a test checks every
+/// `#[target_feature]`): a CPU or VM hiding one (LZCNT, then run as BSR) gets a slower kernel, never a wrong one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     pub sse2: bool,
@@ -132,10 +130,9 @@ struct Leaves {
     ext1: [u32; 4],
 }
 
-/// The CPUID leaves: glibc's copies, taken at its own start-up (`__x86_get_cpuid_feature_leaf`,
-/// glibc 2.33, <sys/platform/x86.h>), so that no `cpuid` runs here. In a VM each `cpuid` exits
-/// to the hypervisor, which made std's `is_x86_feature_detected!` (about ten leaves) a
-/// measurable share of start-up (benches/RESULTS.md, "Figures behind code comments").
+/// The CPUID leaves: glibc's copies, taken at its start-up (`__x86_get_cpuid_feature_leaf`, glibc 2.33,
+/// <sys/platform/x86.h>), so no `cpuid` runs here: in a VM each exits to the hypervisor, which made std's
+/// `is_x86_feature_detected!` a measurable share of start-up (benches/RESULTS.md, "Figures behind code comments").
 #[cfg(all(target_arch = "x86_64", target_env = "gnu", not(miri)))]
 fn leaves() -> Leaves {
     /// glibc's `struct cpuid_feature`.

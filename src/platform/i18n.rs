@@ -1,14 +1,11 @@
 //! Message catalogs: GNU coreutils' translations, looked up as GNU looks them up.
 //!
-//! GNU tools pass every message through `gettext` in the `coreutils` text domain (getopt's in
-//! the C library's `libc` domain); `strerror` answers in the user's `LC_MESSAGES`. rapidutils
-//! reads the same catalogs with the same machinery: glibc's and musl's gettext, which applies
-//! `LANGUAGE`, `LC_ALL`, `LC_MESSAGES` and `LANG` and converts to the locale's character set.
-//! Elsewhere (FreeBSD, macOS), GNU gettext's `libintl` is loaded with `dlopen` where ports or
-//! Homebrew installed it; without it messages stay English, as GNU's do without NLS.
-//!
-//! Nothing is loaded at start-up, nor while `LC_MESSAGES` is `C` or `POSIX`. The catalogs live
-//! under [`LOCALEDIR`], the directory the system's GNU coreutils was built with.
+//! GNU tools pass every message through `gettext` in the `coreutils` text domain (getopt's in the C library's `libc`
+//! domain); `strerror` answers in the user's `LC_MESSAGES`. rapidutils reads the same catalogs with the same
+//! machinery: glibc's and musl's gettext, which applies `LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG` and converts to
+//! the locale's charset. Elsewhere (FreeBSD, macOS), GNU gettext's `libintl` is loaded with `dlopen` where ports or
+//! Homebrew installed it; without it messages stay English, as GNU's do without NLS. Nothing is loaded at start-up,
+//! nor while `LC_MESSAGES` is `C` or `POSIX`. Catalogs are under [`LOCALEDIR`], as for the system's GNU coreutils.
 
 use super::locale;
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -77,13 +74,11 @@ fn system_gettext() -> Option<Gettext> {
     load_libintl(LIBINTL)
 }
 
-/// Loads the first of `libraries` that has gettext's entry points (GNU libintl exports them
-/// as `libintl_dcgettext`, ...; C libraries as `dcgettext`, ...).
+/// Loads the first of `libraries` with gettext's entry points (GNU libintl's `libintl_dcgettext`, ...; `dcgettext`).
 #[cfg_attr(any(target_env = "gnu", target_env = "musl"), allow(dead_code))]
 fn load_libintl(libraries: &[&CStr]) -> Option<Gettext> {
     for library in libraries {
-        // SAFETY: dlopen takes a NUL-terminated path; the handle is kept for the life of the
-        // process (never dlclose'd), so the symbols below stay valid.
+        // SAFETY: dlopen takes a NUL-terminated path; the handle is never dlclose'd, so the symbols below stay valid.
         let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
         if handle.is_null() {
             continue;
@@ -104,9 +99,8 @@ fn load_libintl(libraries: &[&CStr]) -> Option<Gettext> {
         };
         type Dcgettext = unsafe extern "C" fn(*const c_char, *const c_char, c_int) -> *mut c_char;
         type Bindtextdomain = unsafe extern "C" fn(*const c_char, *const c_char) -> *mut c_char;
-        // SAFETY: these symbols are gettext's functions, whose C signatures are the ones the
-        // pointer types spell (char *dcgettext(const char *, const char *, int) and
-        // char *bindtextdomain(const char *, const char *)).
+        // SAFETY: these symbols are gettext's functions, whose C signatures are the ones the pointer types spell
+        // (char *dcgettext(const char *, const char *, int) and char *bindtextdomain(const char *, const char *)).
         return Some(unsafe {
             Gettext {
                 dcgettext: std::mem::transmute::<*mut libc::c_void, Dcgettext>(dcgettext),
@@ -133,8 +127,7 @@ fn ready() -> Option<Gettext> {
     })
 }
 
-/// The translation of `msgid` in `domain` for the user's `LC_MESSAGES` (after `LANGUAGE`), in
-/// the locale's character set; `msgid` itself when there is none.
+/// `msgid` in `domain`, translated for the user's `LC_MESSAGES` (after `LANGUAGE`) into the locale's charset, or as is.
 pub fn gettext(domain: Domain, msgid: &'static CStr) -> &'static [u8] {
     let Some(gettext) = ready() else {
         return msgid.to_bytes();
@@ -144,9 +137,8 @@ pub fn gettext(domain: Domain, msgid: &'static CStr) -> &'static [u8] {
         // Only glibc has a `libc` catalog (its getopt is the one whose words we use).
         return msgid.to_bytes();
     }
-    // SAFETY: both strings are NUL-terminated. dcgettext returns either msgid itself or a
-    // NUL-terminated string that gettext keeps for the life of the process (the catalog
-    // stays loaded: we never change the locale or the domain's directory again).
+    // SAFETY: both strings are NUL-terminated. dcgettext returns msgid itself or a NUL-terminated string gettext
+    // keeps for the process's life (the catalog stays loaded: locale and domain directory are never changed again).
     let text = unsafe { (gettext.dcgettext)(domain.name().as_ptr(), msgid.as_ptr(), libc::LC_MESSAGES) };
     if text.is_null() {
         return msgid.to_bytes();

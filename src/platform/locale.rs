@@ -1,6 +1,5 @@
-//! The C library's locale: which character set `LC_CTYPE` selects, multibyte decoding and
-//! printability, by the functions GNU uses (`mbrtowc`, `iswprint`, `isprint`), so that the
-//! answers match GNU's on every system and C library.
+//! The C library's locale: which character set `LC_CTYPE` selects, multibyte decoding and printability, by the
+//! functions GNU uses (`mbrtowc`, `iswprint`, `isprint`), so the answers match GNU's on every system.
 
 use super::Changing;
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -11,7 +10,6 @@ use std::sync::OnceLock;
 pub enum Charset {
     /// `MB_CUR_MAX == 1` (the C/POSIX locale, Latin-1 locales, ...).
     Unibyte,
-    /// UTF-8.
     Utf8,
     /// Another multibyte encoding (EUC-JP, GB18030, ...), decoded with `mbrtowc`.
     Multibyte,
@@ -55,12 +53,10 @@ fn codeset_is_utf8() -> bool {
 
 /// Selects the character-type locale from the environment and says what it is.
 ///
-/// GNU tools start with `setlocale(LC_ALL, "")`, which selects every category from the
-/// environment, or none (all stays `C`) when one names a locale the system lacks. Loading every
-/// category costs start-up time, and these tools use only `LC_CTYPE` and `LC_MESSAGES`. So this
-/// selects lazily. Where every category names one locale (`LANG` or `LC_ALL` alone, the usual
-/// case), `LC_CTYPE` alone is selected, and its success stands for `LC_ALL`'s. Where they
-/// differ, `LC_ALL` is selected for real, all or nothing, as GNU does.
+/// GNU tools start with `setlocale(LC_ALL, "")`: every category from the environment, or none (all stays `C`) when
+/// one names a locale the system lacks. These tools use only `LC_CTYPE` and `LC_MESSAGES`, so to save start-up time
+/// this selects lazily: where every category names one locale (`LANG` or `LC_ALL` alone, the usual case), `LC_CTYPE`
+/// alone, its success standing for `LC_ALL`'s; where they differ, `LC_ALL` for real, all or nothing, as GNU does.
 pub fn charset() -> Charset {
     static CHARSET: OnceLock<Charset> = OnceLock::new();
     *CHARSET.get_or_init(|| {
@@ -91,9 +87,8 @@ fn select_locale() -> Selection {
     *SELECTION.get_or_init(|| {
         let (category, selection) =
             if categories_agree() { (libc::LC_CTYPE, Selection::CtypeOnly) } else { (libc::LC_ALL, Selection::All) };
-        // SAFETY: run once, before any other locale-dependent code of ours, from the main
-        // thread (the tools select the locale before they start threads), with a static
-        // NUL-terminated empty string meaning "from the environment".
+        // SAFETY: run once, before any other locale-dependent code of ours, on the main thread (the tools select the
+        // locale before starting threads), with a static NUL-terminated empty string: "from the environment".
         let selected = unsafe { libc::setlocale(category, c"".as_ptr()) };
         if selected.is_null() { Selection::Failed } else { selection }
     })
@@ -123,8 +118,7 @@ fn variable(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
-/// Whether every category takes its locale from the same name (`LC_ALL` set, or no `LC_*`
-/// variable that differs from what `LC_CTYPE` gets).
+/// Whether every category takes its locale from one name (`LC_ALL` set, or no `LC_*` variable unlike `LC_CTYPE`'s).
 fn categories_agree() -> bool {
     if variable("LC_ALL").is_some() {
         return true;
@@ -177,9 +171,8 @@ pub fn codeset() -> &'static [u8] {
     })
 }
 
-/// The character a byte stands for in the current single-byte locale (gnulib's `btoc32`):
-/// `btowc`, except that in the C and POSIX locales every byte is the character of its value.
-/// In a multibyte locale, the C locale's answer (so unit tests can model the C locale in any).
+/// A byte's character in the current single-byte locale (gnulib's `btoc32`): `btowc`, but in the C and POSIX locales
+/// each byte is the character of its value; in a multibyte locale, the C locale's (so unit tests model it in any).
 pub fn byte_to_char(byte: u8) -> Option<u32> {
     if charset() != Charset::Unibyte {
         return Some(u32::from(byte));
@@ -227,8 +220,7 @@ pub fn char_width(wc: u32) -> i32 {
     unsafe { wcwidth(wc as libc::wchar_t) }
 }
 
-/// (`isspace`, `isprint`) of a byte, or (`iswspace`, `iswprint`) of it as a character when
-/// `wide` (ASCII in a multibyte locale).
+/// (`isspace`, `isprint`) of a byte, or, when `wide` (ASCII in a multibyte locale), (`iswspace`, `iswprint`) of it.
 pub fn ctype(byte: u8, wide: bool) -> (bool, bool) {
     charset();
     if wide {

@@ -1,12 +1,10 @@
-//! Read-only mappings of regular files (Linux): formatting straight from the page cache saves
-//! the kernel's copy into a read buffer, a large part of `cat -A`'s time (benches/RESULTS.md,
-//! "Figures behind code comments").
+//! Read-only mappings of regular files (Linux): formatting straight from the page cache saves the kernel's copy into
+//! a read buffer, a large part of `cat -A`'s time (benches/RESULTS.md, "Figures behind code comments").
 //!
-//! A mapped file can shrink under us, and touching a page past its new end raises SIGBUS, which
-//! would kill the process where `read` would return a short count. So a SIGBUS handler,
-//! installed with the first mapping, replaces the mapping from the faulting page on with zero
-//! pages and records where: the access completes, and the caller asks `cut()` and reads the
-//! rest. Any other SIGBUS gets the default action.
+//! A mapped file can shrink under us, and touching a page past its new end raises SIGBUS, which would kill the
+//! process where `read` would return a short count. So a SIGBUS handler, installed with the first mapping, replaces
+//! the mapping from the faulting page on with zero pages and records where: the access completes, and the caller asks
+//! `cut()` and reads the rest. Any other SIGBUS gets the default action.
 
 use super::{Changing, Fd};
 use std::io;
@@ -22,9 +20,8 @@ mod imp {
     use std::sync::Once;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, compiler_fence};
 
-    /// The live mappings (as many as [`WATCHED`]: one per counting thread): each one's first
-    /// address (0: free), length, and the offset into it of the first page replaced after a
-    /// SIGBUS (usize::MAX: none).
+    /// The live mappings (as many as [`WATCHED`]: one per counting thread): each one's first address (0: free),
+    /// length, and the offset into it of the first page replaced after a SIGBUS (usize::MAX: none).
     struct Watched {
         start: AtomicUsize,
         len: AtomicUsize,
@@ -55,10 +52,9 @@ mod imp {
         if let Some(watched) = watched.filter(|_| code == libc::BUS_ADRERR || code == libc::BUS_OBJERR) {
             let (start, len) = (watched.start.load(Ordering::SeqCst), watched.len.load(Ordering::SeqCst));
             let from = addr & !(page - 1);
-            // SAFETY: [from, start + len) lies inside the live mapping, which only this module
-            // owns; replacing it with anonymous zero pages (same protection) leaves every
-            // address the program may touch readable. mmap is async-signal-safe here (why:
-            // docs/ARCHITECTURE.md, "Regular files: mapped or read").
+            // SAFETY: [from, start + len) lies inside the live mapping, which only this module owns; replacing it
+            // with anonymous zero pages (same protection) leaves every address the program may touch readable. mmap
+            // is async-signal-safe here (why: docs/ARCHITECTURE.md, "Regular files: mapped or read").
             let ret = unsafe {
                 libc::mmap(
                     from as *mut c_void,
@@ -74,8 +70,7 @@ mod imp {
                 return;
             }
         }
-        // Not ours, or the mapping could not be replaced: the default action, as before the
-        // handler; raised again, it is delivered when this returns.
+        // Not ours, or not replaced: the default action, as without the handler, raised again for delivery on return.
         // SAFETY: signal() and raise() are async-signal-safe.
         unsafe {
             libc::signal(libc::SIGBUS, libc::SIG_DFL);
@@ -105,8 +100,7 @@ mod imp {
     fn install_handler() -> bool {
         HANDLER.call_once(|| {
             PAGE.store(super::super::page_size(), Ordering::SeqCst);
-            // SAFETY: all-zero sigset_t and sigaction are valid values of these plain C structs;
-            // the functions only read and write them.
+            // SAFETY: all-zero sigset_t and sigaction are valid C structs, which the functions only read and write.
             unsafe {
                 let mut mask: libc::sigset_t = std::mem::zeroed();
                 if libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) != 0
@@ -193,13 +187,12 @@ mod imp {
         }
 
         pub fn bytes(&self) -> &[u8] {
-            // SAFETY: [addr, addr + map_len) stays mapped and readable until drop: the SIGBUS
-            // handler replaces pages past the file's end with zero pages, never unmaps them.
-            // Another process, or the handler, may change the bytes while we read them, though
-            // Rust assumes bytes behind a shared reference do not change. But the only readers,
-            // cat's formatter and wc's counters (pub(crate), through `Changing`), derive no
-            // length, index bound or other invariant from a byte that a second read would have
-            // to confirm. So a changed byte can change the output, never memory safety.
+            // SAFETY: [addr, addr + map_len) stays mapped and readable until drop: the SIGBUS handler replaces pages
+            // past the file's end with zero pages, never unmaps them. Another process, or the handler, may change the
+            // bytes while we read them, though Rust assumes bytes behind a shared reference do not change. But the
+            // only readers, cat's formatter and wc's counters (pub(crate), through `Changing`), derive no length,
+            // index bound or other invariant from a byte that a second read would have to confirm. So a changed byte
+            // can change the output, never memory safety.
             unsafe { std::slice::from_raw_parts((self.addr + self.skip) as *const u8, self.len) }
         }
 
@@ -257,8 +250,7 @@ mod imp {
     }
 }
 
-/// Whether files on `fd`'s file system are mapped: disk and memory file systems where the build
-/// maps files (`MAPPED_FILES`), never /proc, /sys and the like.
+/// Whether `fd`'s file system's files are mapped: disk and memory ones if `MAPPED_FILES`, never /proc, /sys and such.
 pub fn maps_files_on(fd: Fd) -> bool {
     imp::plain_file_system(fd)
 }
@@ -268,15 +260,13 @@ pub fn maps_files_on(fd: Fd) -> bool {
 pub struct Mapping(imp::Mapping);
 
 impl Mapping {
-    /// Maps `len` bytes of `fd` from `offset` (any offset; the mapping starts at its page). Fails
-    /// where `maps_files_on` says no, where SIGBUS is not at its default action or is masked (the
-    /// handler that makes a shrinking file safe could not work), or where mmap fails.
+    /// Maps `len` bytes of `fd` from any `offset` (the mapping starts at its page). Fails where `maps_files_on` says
+    /// no, where SIGBUS is not at its default action or is masked (no handler for shrinking files), or mmap fails.
     pub fn new(fd: Fd, offset: u64, len: usize) -> io::Result<Mapping> {
         imp::Mapping::new(fd, offset, len).map(Mapping)
     }
 
-    /// The file's bytes as they are when read; zeros from `cut()` on. They may change while
-    /// they are read (see [`Changing`]).
+    /// The file's bytes as they are when read, zeros from `cut()` on; they may change while read ([`Changing`]).
     pub(crate) fn bytes(&self) -> Changing<'_> {
         Changing::of(self.0.bytes())
     }

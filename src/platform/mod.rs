@@ -1,11 +1,8 @@
 //! The operating system, behind one portable API.
 //!
-//! This module is the only place in rapidutils with `unsafe` code or `cfg(target_os)`: every
-//! system call the tools make goes through here. Everything is plain Unix except the zero-copy
-//! pipe calls (`splice`, `vmsplice`, `tee`, `F_SETPIPE_SZ`), which exist on Linux only; on other
-//! systems, and everywhere when the `portable` feature is on, they return `ENOSYS` so the callers
-//! take their read/write fallback through the very same code path that a kernel without them
-//! would trigger.
+//! The one module with `unsafe` code or `cfg(target_os)`: every system call the tools make goes through here. All is
+//! plain Unix but the zero-copy pipe calls (`splice`, `vmsplice`, `tee`, `F_SETPIPE_SZ`), Linux only; elsewhere, and
+//! with `portable`, they return `ENOSYS`, so callers fall back to read/write as with a kernel lacking them.
 
 mod buffer;
 mod changing;
@@ -33,49 +30,39 @@ use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
-/// A raw file descriptor number.
 pub type Fd = c_int;
 pub const STDIN: Fd = 0;
 pub const STDOUT: Fd = 1;
 pub const STDERR: Fd = 2;
 
-/// Defines the C `main` of a binary: `rapidutils::entry!(path::to::run)` where
-/// `run: fn(Vec<rapidutils::common::Arg>) -> i32`.
+/// Defines a binary's C `main`: `rapidutils::entry!(path::to::run)`, `run: fn(Vec<rapidutils::common::Arg>) -> i32`.
 ///
-/// The binaries are `#![no_main]`, so Rust's runtime start-up never runs. That start-up would
-/// set SIGPIPE to "ignored" and reopen closed fds 0-2 on /dev/null, hiding exactly the state GNU
-/// tools react to (`yes | head` must die of SIGPIPE unless the parent ignored it; `yes >&-` must
-/// report "Bad file descriptor"). Skipping it also saves the stack-guard and signal-handler set-up
-/// system calls, which matters for tools started millions of times from scripts.
-///
-/// The expansion holds the binary's only `unsafe` (the C `main` and its `argv`): the binaries
-/// say `#![deny(unsafe_code)]`, and it is allowed here alone.
+/// The binaries are `#![no_main]`, so Rust's runtime start-up never runs: it would set SIGPIPE to "ignored" and
+/// reopen closed fds 0-2 on /dev/null, hiding the state GNU tools react to (`yes | head` must die of SIGPIPE unless
+/// the parent ignored it; `yes >&-` must report "Bad file descriptor"). Skipping it also saves system calls, for
+/// tools started millions of times by scripts. The expansion holds the binaries' only `unsafe`, allowed here alone.
 #[macro_export]
 macro_rules! entry {
     ($run:path) => {
         #[allow(unsafe_code)]
         #[unsafe(no_mangle)]
         extern "C" fn main(argc: ::std::ffi::c_int, argv: *const *const ::std::ffi::c_char) -> ::std::ffi::c_int {
-            // SAFETY: the C runtime passes the process's own argc/argv, valid and NUL-terminated
-            // for the whole life of the process.
+            // SAFETY: the C runtime's own argc/argv: valid, NUL-terminated, and living as long as the process.
             let args = unsafe { $crate::platform::args_from_c(argc, argv) };
             $run(args)
         }
     };
 }
 
-/// The C `argv` as byte strings (arguments are bytes, never assumed UTF-8), borrowed: nothing is
-/// copied.
+/// The C `argv` as byte strings (arguments are bytes, never assumed UTF-8), borrowed: nothing is copied.
 ///
 /// # Safety
-/// `argv` must point to `argc` valid NUL-terminated strings that live, unchanged, for the rest
-/// of the process, as the C runtime's do.
+/// `argv` points to `argc` valid NUL-terminated strings, unchanged for the rest of the process (as the C runtime's).
 pub unsafe fn args_from_c(argc: c_int, argv: *const *const c_char) -> Vec<&'static OsStr> {
     let count = usize::try_from(argc).unwrap_or(0);
     let mut args = Vec::with_capacity(count);
     for i in 0..count {
-        // SAFETY: i < argc, and the caller guarantees argv[0..argc] are valid C strings that
-        // live, unchanged, for the rest of the process.
+        // SAFETY: i < argc, and the caller guarantees argv[0..argc] are valid C strings, unchanged for good.
         let arg: &'static CStr = unsafe { CStr::from_ptr(*argv.add(i)) };
         args.push(OsStr::from_bytes(arg.to_bytes()));
     }
@@ -86,10 +73,9 @@ fn last_error() -> io::Error {
     io::Error::last_os_error()
 }
 
-/// Makes a system call again for as long as it fails with EINTR (a signal whose handler
-/// returned before anything moved), as gnulib's `safe_read` and `safe_write` do: the data
-/// calls below (and `poll`) never return EINTR, so no caller needs an arm for it. Converts
-/// the C `-1`-and-errno convention to `io::Result`.
+/// Makes a system call again for as long as it fails with EINTR (a signal whose handler returned before anything
+/// moved), as gnulib's `safe_read` and `safe_write` do: the data calls below (and `poll`) never return EINTR, so no
+/// caller needs an arm for it. Converts the C `-1`-and-errno convention to `io::Result`.
 fn retry(mut call: impl FnMut() -> isize) -> io::Result<usize> {
     loop {
         let ret = call();
@@ -109,14 +95,12 @@ pub fn write(fd: Fd, buf: &[u8]) -> io::Result<usize> {
     retry(|| unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) })
 }
 
-/// One `read(2)`.
 pub fn read(fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
     // SAFETY: buf is valid for writes of its whole length.
     retry(|| unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) })
 }
 
-/// One `pread(2)`: reads at `offset` without moving the file offset (several threads can read
-/// one file).
+/// One `pread(2)`: reads at `offset` without moving the file offset (several threads can read one file).
 pub fn pread(fd: Fd, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let offset = libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     // SAFETY: buf is valid for writes of its whole length.
@@ -154,7 +138,6 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((read, write))
 }
 
-/// Sets or clears `O_NONBLOCK` on a descriptor.
 pub fn set_nonblocking(fd: Fd, on: bool) -> io::Result<()> {
     let flags = status_flags(fd, None)?;
     let flags = if on { flags | libc::O_NONBLOCK } else { flags & !libc::O_NONBLOCK };
@@ -178,25 +161,21 @@ pub fn current_offset(fd: Fd) -> io::Result<u64> {
     lseek(fd, 0, libc::SEEK_CUR)
 }
 
-/// Moves `fd`'s offset by `delta` bytes (`lseek(fd, delta, SEEK_CUR)`).
 pub fn seek_relative(fd: Fd, delta: i64) -> io::Result<u64> {
     lseek(fd, delta as libc::off_t, libc::SEEK_CUR)
 }
 
-/// Sets `fd`'s offset to `pos` (`lseek(fd, pos, SEEK_SET)`).
 pub fn seek_to(fd: Fd, pos: u64) -> io::Result<u64> {
     let pos = libc::off_t::try_from(pos).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     lseek(fd, pos, libc::SEEK_SET)
 }
 
-/// `lseek(fd, offset, whence)`: the new offset.
 fn lseek(fd: Fd, offset: libc::off_t, whence: c_int) -> io::Result<u64> {
     // SAFETY: lseek takes and returns plain integers.
     let pos = unsafe { libc::lseek(fd, offset, whence) };
     if pos < 0 { Err(last_error()) } else { Ok(pos as u64) }
 }
 
-/// Whether `fd` was opened with `O_APPEND`.
 pub fn is_append(fd: Fd) -> bool {
     status_flags(fd, None).is_ok_and(|flags| flags & libc::O_APPEND != 0)
 }
@@ -209,8 +188,7 @@ pub fn bytes_available(fd: Fd) -> Option<usize> {
     if ret < 0 { None } else { usize::try_from(n).ok() }
 }
 
-/// Tells the kernel `fd` will be read sequentially (read-ahead), where the system has
-/// `posix_fadvise`.
+/// Tells the kernel `fd` will be read sequentially (read-ahead), where the system has `posix_fadvise`.
 #[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "android"))]
 pub fn advise_sequential(fd: Fd) {
     // SAFETY: advice only; a failure is harmless and ignored.
@@ -220,9 +198,8 @@ pub fn advise_sequential(fd: Fd) {
 #[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "android")))]
 pub fn advise_sequential(_fd: Fd) {}
 
-/// This thread's CPU time so far (user and system), in nanoseconds: what a piece of work cost
-/// here, without the time spent waiting for a disk or for another process. None where it
-/// cannot be asked.
+/// This thread's CPU time so far (user and system), in nanoseconds: what a piece of work cost here, without the time
+/// spent waiting for a disk or for another process. None where it cannot be asked.
 pub fn thread_cpu_time() -> Option<u64> {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime fills the timespec it is given.
@@ -232,9 +209,8 @@ pub fn thread_cpu_time() -> Option<u64> {
     Some(now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64)
 }
 
-/// The page faults this thread has taken so far that needed no I/O (minor faults): how many
-/// times mapped pages were found unmapped. None where it cannot be asked (only Linux counts
-/// per thread).
+/// The page faults this thread has taken so far that needed no I/O (minor faults): how many times mapped pages were
+/// found unmapped. None where it cannot be asked (only Linux counts per thread).
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 pub fn thread_minor_faults() -> Option<u64> {
     // SAFETY: an all-zero rusage is a valid value of this plain C struct, which getrusage fills.
@@ -260,8 +236,7 @@ pub fn close(fd: Fd) -> io::Result<()> {
     if unsafe { libc::close(fd) } != 0 { Err(last_error()) } else { Ok(()) }
 }
 
-/// The magic number of `fd`'s file system (`fstatfs`'s f_type; the numbers are 32-bit, f_type is
-/// a signed word of the target's width), None if it cannot be asked.
+/// `fd`'s file system magic (`fstatfs`'s f_type, a signed word; the numbers are 32-bit), None if unknown.
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn file_system_magic(fd: Fd) -> Option<u32> {
     // SAFETY: an all-zero statfs is a valid value of this plain C struct, which fstatfs fills.
@@ -275,10 +250,9 @@ fn file_system_magic(fd: Fd) -> Option<u32> {
     Some(st.f_type as u32)
 }
 
-/// Whether copy_file_range into `fd`'s file system copies through the kernel's own splice, and
-/// never shares blocks or hands the copy to a server: ext2/3/4, tmpfs, f2fs. On the others
-/// (btrfs, XFS, ZFS, bcachefs, NFS, CIFS, FUSE, overlayfs over any of them) it may clone, which
-/// its cost cannot always tell apart from a copy (see `cat::copy::FileWay`).
+/// Whether copy_file_range into `fd`'s file system copies through the kernel's own splice, and never shares blocks or
+/// hands the copy to a server: ext2/3/4, tmpfs, f2fs. On the others (btrfs, XFS, ZFS, bcachefs, NFS, CIFS, FUSE,
+/// overlayfs over them) it may clone, which its cost cannot always tell from a copy (see `cat::copy::FileWay`).
 #[cfg(all(target_os = "linux", not(feature = "portable")))]
 pub fn copy_file_range_copies(fd: Fd) -> bool {
     matches!(file_system_magic(fd), Some(0xef53 | 0x0102_1994 | 0xf2f5_2010))
@@ -289,7 +263,6 @@ pub fn copy_file_range_copies(_fd: Fd) -> bool {
     false
 }
 
-/// The system's page size.
 pub fn page_size() -> usize {
     buffer::page_size()
 }
@@ -364,8 +337,7 @@ fn kind_of(mode: libc::mode_t) -> FileKind {
 pub fn strerror(errno: i32) -> Vec<u8> {
     i18n::prepare_messages();
     let mut buf = [0 as c_char; 1024];
-    // SAFETY: buf is writable for its length; the XSI strerror_r writes a NUL-terminated string
-    // into it (truncating if needed) and returns 0 on success.
+    // SAFETY: buf is writable for the length passed; XSI strerror_r returns 0 after writing a NUL-terminated string.
     let ret = unsafe { libc::strerror_r(errno, buf.as_mut_ptr(), buf.len()) };
     if ret != 0 {
         return format!("Unknown error {errno}").into_bytes();
@@ -374,8 +346,7 @@ pub fn strerror(errno: i32) -> Vec<u8> {
     unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes().to_vec()
 }
 
-/// The errno value behind an I/O error (EIO when there is none, which cannot happen for errors
-/// made here from system calls).
+/// The errno value behind an I/O error (EIO if none; errors made here from system calls always have one).
 pub fn errno_of(err: &io::Error) -> i32 {
     err.raw_os_error().unwrap_or(libc::EIO)
 }
@@ -388,8 +359,7 @@ pub mod errno {
     };
 }
 
-/// Whether an error from a zero-copy call means "this path is not available here" (take the
-/// fallback) rather than a real I/O error (report it).
+/// Whether a zero-copy call's error means "not available here" (take the fallback), not a real I/O error (report it).
 pub fn is_unsupported(err: &io::Error) -> bool {
     matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EINVAL | libc::EXDEV | libc::EOPNOTSUPP))
         || err.raw_os_error() == Some(libc::ENOTSUP)

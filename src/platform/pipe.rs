@@ -95,9 +95,9 @@ mod imp {
     }
 }
 
-/// Maps the slices (up to IOV_MAX of them) into the pipe `fd` without copying them; returns the
-/// bytes moved (possibly fewer than asked). Each slice within one page becomes one pipe buffer. The caller must never modify those bytes again while the process
-/// lives: the pipe (and whoever reads it) sees the pages themselves, not a copy.
+/// Maps the slices (up to IOV_MAX of them) into the pipe `fd` without copying them; returns the bytes moved (possibly
+/// fewer than asked). Each slice within one page becomes one pipe buffer. The caller must never modify those bytes
+/// again while the process lives: the pipe (and whoever reads it) sees the pages themselves, not a copy.
 pub fn vmsplice(fd: Fd, bufs: &[&'static [u8]]) -> io::Result<usize> {
     imp::vmsplice(fd, bufs)
 }
@@ -117,14 +117,12 @@ pub fn set_pipe_size(fd: Fd, size: usize) -> io::Result<usize> {
     imp::set_pipe_size(fd, size)
 }
 
-/// The capacity of the pipe `fd`.
 pub fn pipe_size(fd: Fd) -> io::Result<usize> {
     imp::pipe_size(fd)
 }
 
-/// The most standard output's pipe is grown to: 1 MiB, the kernel's default `pipe-max-size`.
-/// It was measured faster than GNU 9.12's 512 KiB (with both ends on one CPU, half the pipe is
-/// twice the wake-ups a byte). A limit raised past it is not taken: see [`grow_stdout_pipe`].
+/// The most stdout's pipe is grown to: the kernel's default `pipe-max-size`, faster than GNU 9.12's 512 KiB (both
+/// ends on one CPU, half the pipe is twice the wake-ups a byte). See [`grow_stdout_pipe`] for a raised limit.
 pub const STDOUT_PIPE_MAX: usize = 1 << 20;
 
 /// What standard output's pipe is grown to here: `min(pipe-max-size, 1 MiB)`.
@@ -132,11 +130,9 @@ pub fn stdout_pipe_target() -> usize {
     pipe_max_size().unwrap_or(PIPE_MAX_SIZE_DEFAULT).min(STDOUT_PIPE_MAX)
 }
 
-/// Grows the caller's pipe `fd` (standard output) to `stdout_pipe_target()` where it is
-/// smaller, and never shrinks it; returns its capacity. Not past 1 MiB where an administrator
-/// raised `pipe-max-size` (to 16 MiB, say): a pipe that swallows a whole file lets
-/// `cat FILE | head -c1` end without SIGPIPE, where GNU's dies of it. And a pipe's pages count
-/// against its user's `pipe-user-pages-soft`, past which that user's new pipes get 2 pages.
+/// Grows pipe `fd` (stdout) to `stdout_pipe_target()`, never shrinking it; returns its capacity. Not past 1 MiB where
+/// `pipe-max-size` was raised: a pipe that swallows a whole file lets `cat FILE | head -c1` end without SIGPIPE,
+/// where GNU's dies of it; and a pipe's pages count against `pipe-user-pages-soft`, past which new pipes get 2 pages.
 pub fn grow_stdout_pipe(fd: Fd) -> io::Result<usize> {
     let size = pipe_size(fd)?;
     let target = stdout_pipe_target();
@@ -146,9 +142,8 @@ pub fn grow_stdout_pipe(fd: Fd) -> io::Result<usize> {
     Ok(imp::set_pipe_size(fd, target).unwrap_or(size))
 }
 
-/// Copies up to `len` bytes between two regular files in the kernel, at their file offsets
-/// (Linux and FreeBSD; `ENOSYS` elsewhere and with the `portable` feature). Returns 0 at the
-/// input's end, and also on some pseudo-files before it (the caller then reads).
+/// Copies up to `len` bytes between two regular files in the kernel, at their offsets (Linux and FreeBSD; else
+/// `ENOSYS`, as with `portable`). Returns 0 at the input's end, and on some pseudo-files before it (then read).
 #[cfg(all(any(target_os = "linux", target_os = "freebsd"), not(feature = "portable")))]
 pub fn copy_file_range(fd_in: Fd, fd_out: Fd, len: usize) -> io::Result<usize> {
     // SAFETY: null offsets mean "use and advance the file offsets"; no memory is passed.
@@ -168,14 +163,12 @@ pub fn sendfile(fd_out: Fd, fd_in: Fd, len: usize) -> io::Result<usize> {
     imp::sendfile(fd_out, fd_in, len)
 }
 
-/// Linux's default `/proc/sys/fs/pipe-max-size` (1 MiB): the size to ask for when the file
-/// cannot be read.
+/// Linux's default `/proc/sys/fs/pipe-max-size` (1 MiB): the size to ask for when the file cannot be read.
 pub const PIPE_MAX_SIZE_DEFAULT: usize = 1 << 20;
 /// A new pipe's capacity on Linux (16 pages of 4 KiB): what a pipe has when growing it fails.
 pub const PIPE_SIZE_DEFAULT: usize = 64 * 1024;
 
-/// The largest capacity an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`).
-/// Read once per process (cat may ask for each large input).
+/// The most an unprivileged process may give a pipe (`/proc/sys/fs/pipe-max-size`), read once (cat asks per input).
 pub fn pipe_max_size() -> Option<usize> {
     static MAX: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     *MAX.get_or_init(imp::pipe_max_size)

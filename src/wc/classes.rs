@@ -22,8 +22,7 @@ pub struct WideClasses {
     /// How many characters `get` has asked the C library one by one, see `tables_pay`.
     singly: Cell<u64>,
     pub(super) supplementary: OnceCell<Box<[Lazy<[u8; 256]>]>>,
-    /// For each lead byte of a three-byte UTF-8 form, the width of each row of 64 characters it
-    /// begins (by second byte), see `lead_rows`.
+    /// For each three-byte UTF-8 lead, the width of each row of 64 characters it begins (by second byte; `lead_rows`).
     pub(super) lead_rows: [OnceCell<Box<[u8; 64]>>; 16],
     /// The same for four-byte forms' first two bytes (F0..=F4, 0x80..=0xBF), by the third byte;
     /// made on first use. Any lead byte's low three bits have an entry: another writer may change
@@ -43,9 +42,8 @@ pub(super) const PAGES: usize = 0x1100;
 /// A page costs asking about 256 characters (two questions each). Made after that many were asked
 /// one by one, it at most doubles what the cheaper choice asks, whatever the text.
 const PAGE_AFTER: u16 = 256;
-/// Chunks this large, or runs that asked this many characters one by one, use the tables of
-/// whole lead bytes: 4,096 `wcwidth` answers each, which a few KB of Chinese never pays back
-/// (benches/RESULTS.md, "Figures behind code comments").
+/// Chunks this large, or runs that asked this many characters singly, use whole lead bytes' tables: 4,096 `wcwidth`
+/// answers each, which a few KB of Chinese never pays back (benches/RESULTS.md, "Figures behind code comments").
 const TABLES_MIN: usize = 64 << 10;
 const TABLES_AFTER: u64 = 8 << 10;
 
@@ -102,8 +100,7 @@ impl WideClasses {
         }
     }
 
-    /// [`Self::get`] where the page is not made: the C library's answer, until [`PAGE_AFTER`]
-    /// of the page's characters have been asked; then the page.
+    /// [`Self::get`] without a page: the C library's answer, until [`PAGE_AFTER`] of its characters make the page.
     fn get_unmade(&self, wc: u32) -> u8 {
         let page = (wc >> 8) as usize;
         match self.asked.get(page) {
@@ -137,9 +134,8 @@ impl WideClasses {
         page[(first & 0xc0) as usize..][..64].try_into().expect("64 entries")
     }
 
-    /// The width of one character (`WIDTH_BITS` of its entry) from the C library, without
-    /// asking whether it is a space: `wcwidth` alone, as GNU 9.12 asks (9.1 asked `iswprint`
-    /// first; docs/COMPATIBILITY.md says where the two were checked to agree).
+    /// One character's width (`WIDTH_BITS` of its entry) from the C library, not asking if a space: `wcwidth` alone,
+    /// as GNU 9.12 does (9.1 asked `iswprint` first; docs/COMPATIBILITY.md: where they were checked to agree).
     fn width(wc: u32) -> u8 {
         platform::char_width(wc).clamp(0, 3) as u8
     }
@@ -164,8 +160,7 @@ impl WideClasses {
         self.lead_rows[usize::from(lead & 0x0f)].get_or_init(|| self.rows_of(u32::from(lead & 0x0f) << 12))
     }
 
-    /// [`Self::lead_rows()`] of a four-byte form's first two bytes (`lead` F0..=F4, `second` a
-    /// continuation byte), indexed by the third byte's low six bits.
+    /// [`Self::lead_rows()`] for four-byte forms (`lead` F0..=F4, then `second`), by the third byte's low six bits.
     pub(super) fn region_rows(&self, lead: u8, second: u8) -> &[u8; 64] {
         let index = usize::from(lead & 0x07) * 64 + usize::from(second & 0x3f);
         let cells = self.region_rows.get_or_init(|| (0..8 * 64).map(|_| OnceCell::new()).collect());
@@ -173,16 +168,13 @@ impl WideClasses {
     }
 }
 
-/// Character classes of single bytes (all bytes in a single-byte locale, ASCII in a multibyte
-/// one), from the C library.
+/// Character classes of single bytes (all in a single-byte locale, ASCII in a multibyte one), from the C library.
 pub struct ByteClasses {
     pub(super) space: [bool; 256],
     pub(super) print: [bool; 256],
-    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`: the block path's SIMD
-    /// mask can stand for the table.
+    /// `space` is exactly {TAB, LF, VT, FF, CR, SPACE} plus `space_high`, so the block path's SIMD mask stands for it.
     pub(super) standard_spaces: bool,
-    /// The one byte above 0x7f that separates words in a single-byte locale (its no-break
-    /// space: 0xA0 in C and Latin-1, 0x9A in KOI8-R), if any.
+    /// A single-byte locale's one word-separating byte above 0x7f, if any (its no-break space: 0xA0 in C and Latin-1).
     pub(super) space_high: Option<u8>,
     /// `print` is exactly 0x20..=0x7e among ASCII bytes: -L's block path can assume width 1.
     pub(super) standard_print: bool,
@@ -191,7 +183,6 @@ pub struct ByteClasses {
     pub(super) wide: WideClasses,
     /// The multibyte word separators of a UTF-8 locale as byte patterns, made on first use.
     pub(super) utf8_spaces: OnceCell<Option<BytePatterns>>,
-    /// See `narrow_below_u1000`.
     pub(super) narrow_below_u1000: OnceCell<bool>,
 }
 

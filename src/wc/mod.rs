@@ -1,10 +1,8 @@
 //! `wc`: count lines, words, characters, bytes and the longest line, byte-exact with GNU 9.12.
 //!
-//! Plan: parse, then pick the inputs: operands, standard input, or NUL-separated names from
-//! `--files0-from` (read at once from a regular file, streamed otherwise). Compute GNU's column
-//! width from the inputs' `stat`. Count each input (`paths::Counting`) along the path `plan`
-//! picks: a regular file's size for bytes alone, a SIMD byte count for lines, else the counter
-//! (`count`). Print a line per input (a read error after its line, as GNU 9.12), then the total.
+//! Plan: parse, then pick the inputs: operands, standard input, or NUL-separated names from `--files0-from` (at once
+//! from a regular file, else streamed). GNU's column width comes from their `stat`. `paths::Counting` counts each
+//! input along the path `plan` picks. Print a line per input (a read error after it, as GNU 9.12), then the total.
 
 mod classes;
 mod cli;
@@ -28,7 +26,6 @@ use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
-/// `wc` in the tool table.
 pub const TOOL: crate::common::Tool = crate::common::Tool { name: "wc", command, run: main };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,8 +142,7 @@ struct Wc {
     total: TotalMode,
     width: usize,
     totals: Counts,
-    /// A total went past 2^64 - 1 (lines, words, characters, bytes): GNU 9.12 then prints
-    /// the largest value and reports EOVERFLOW for it.
+    /// A total (lines, words, characters, bytes) passed 2^64 - 1: GNU 9.12 prints the maximum and reports EOVERFLOW.
     overflow: [bool; 4],
     /// Standard input was counted: it is closed at the end, as GNU does.
     read_stdin: bool,
@@ -172,8 +168,7 @@ enum StartStat {
     Taken(FileInfo),
 }
 
-/// GNU's `compute_number_width`: the digits of the summed sizes of the regular inputs, at
-/// least 7 when an input is not a regular file.
+/// GNU's `compute_number_width`: the digits of the regular inputs' summed sizes, at least 7 if an input is not regular.
 fn number_width(stats: &[StartStat]) -> usize {
     let mut minimum = 1;
     let mut regular_total: u64 = 0;
@@ -194,10 +189,9 @@ impl Wc {
         [w.lines, w.words, w.chars, w.bytes, w.max_line_length].iter().filter(|&&b| b).count()
     }
 
-    /// GNU's `get_input_fstatus`: each input stat'ed at start (None: standard input without a
-    /// name), unless there is one input and one count. The stats decide the column width (1 for
-    /// one count of one input and for --total=only; failed stats do not count) and a count of
-    /// bytes alone: a file growing while wc runs (`wc -c a log >> log`) counts at its first size.
+    /// GNU's `get_input_fstatus`: each input stat'ed at start (None: unnamed standard input), unless one input and
+    /// one count. They decide the column width (1 for one count of one input and for --total=only; failed stats do
+    /// not count) and bytes alone: a file growing meanwhile (`wc -c a log >> log`) counts at its first size.
     fn stat_inputs(&mut self, names: &[Option<&[u8]>]) -> Vec<StartStat> {
         if names.len() == 1 && self.counts_wanted() == 1 {
             return vec![StartStat::NotTaken];
@@ -258,12 +252,10 @@ impl Wc {
                 self.ok = false;
                 return Ok(());
             };
-            // Closed before counting, as GNU does (with standard input closed, the list file
-            // was given descriptor 0, and a `-` among the names must not read it).
+            // Closed first, as GNU does (with stdin closed, the list got descriptor 0, which a `-` must not read).
             drop(file.take());
             if from_stdin {
-                // GNU fcloses standard input after the list too: a `-` among the names (refused)
-                // then has no size that widens the columns.
+                // GNU fcloses stdin after the list too: a `-` name (refused) has no size to widen the columns.
                 let _ = platform::close(platform::STDIN);
             }
             let stats = self.stat_inputs(&all.iter().map(|n| Some(n.as_slice())).collect::<Vec<_>>());
@@ -344,8 +336,7 @@ impl Wc {
         Ok(())
     }
 
-    /// Counts one input (None: standard input without a name; `stat`: what [`Self::stat_inputs`]
-    /// found of it) and prints its line.
+    /// Counts one input (None: unnamed standard input; `stat`: what [`Self::stat_inputs`] found) and prints its line.
     fn count_input(&mut self, name: Option<&[u8]>, stat: StartStat) -> io::Result<()> {
         let path = name.filter(|&name| name != b"-");
         self.read_stdin |= path.is_none();

@@ -1,7 +1,6 @@
-//! `wc` of a large regular file on two CPUs. This thread counts from the start as it would
-//! alone (`input::feed`, mapped or read, whichever is cheaper here). A second thread takes
-//! chunks from the file's end, cut after line ends, until the two meet. A busy second CPU costs
-//! nothing: it just takes fewer chunks.
+//! `wc` of a large regular file on two CPUs. This thread counts from the start as it would alone (`input::feed`,
+//! mapped or read, whichever is cheaper here). A second thread takes chunks from the file's end, cut after line ends,
+//! until the two meet. A busy second CPU costs nothing: it just takes fewer chunks.
 
 use super::classes::ByteClasses;
 use super::count::Counts;
@@ -17,8 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const SHARED_STRETCH: u64 = 32 << 20;
 
 impl Counting {
-    /// Counts the large regular file `fd` on two threads. Only for files wc opened itself,
-    /// whose offset does not matter afterwards.
+    /// Counts large regular file `fd` on two threads; only for files wc opened, whose offset does not matter after.
     pub(super) fn count_on_two_threads(&mut self, fd: Fd, info: FileInfo, count: Count) -> (Counts, Option<io::Error>) {
         let Ok(start) = platform::current_offset(fd) else {
             return self.count_here(fd, Some(&info), count, &u64::MAX);
@@ -57,16 +55,13 @@ impl Counting {
     }
 }
 
-/// A file fed by two threads at once: this one from the start by `input::feed` (this is its
-/// [`Bound`]), the second in chunks from the file's end by [`feed_end`], each part cut after a
-/// line end. Neither waits: if the second gets no CPU, this thread does it all, and when they
-/// meet it waits at most for the chunk the second is on.
+/// A file fed by two threads at once: this one from the start by `input::feed` (this is its [`Bound`]), the second in
+/// chunks from the file's end by [`feed_end`], each part cut after a line end. Neither waits: if the second gets no
+/// CPU, this thread does it all, and when they meet it waits at most for the chunk the second is on.
 pub struct Share {
-    /// The end of what this thread has claimed, and the start of what the second has
-    /// (u64::MAX while it has nothing: this thread goes on to the file's end).
+    /// Where this thread's claim ends and the second's starts (u64::MAX while it has none: this one goes to the end).
     bounds: std::sync::Mutex<(u64, u64)>,
-    /// Whether this thread maps the file, or may before it has timed both ways ([`Share::new`]):
-    /// the second thread then maps its chunks too, else reads them.
+    /// Whether this thread maps the file, or may before timing both ways ([`Share::new`]): then the second maps too.
     front_maps: AtomicBool,
 }
 
@@ -127,11 +122,10 @@ impl Bound for Share {
     }
 }
 
-/// Feeds the second thread's part of a file shared with `input::feed` ([`Share`]): chunks of
-/// `end_chunk` bytes backwards from `size`, each after a `cut` byte (a line end, which no count
-/// spans), each fed to a consumer from `fresh` and handed to `done`. A chunk is mapped where this
-/// thread maps the file, else read with `pread` into `buf`, the first on past `size` (a file that
-/// grew). Stops at the first read error, its chunk handed on first.
+/// Feeds the second thread's part of a file shared with `input::feed` ([`Share`]): chunks of `end_chunk` bytes
+/// backwards from `size`, each after a `cut` byte (a line end, which no count spans), each fed to a consumer from
+/// `fresh` and handed to `done`. A chunk is mapped where this thread maps the file, else read with `pread` into
+/// `buf`, the first on past `size` (a file that grew). Stops at the first read error, its chunk handed on first.
 pub fn feed_end<C: Consumer>(
     fd: Fd,
     size: u64,
@@ -144,8 +138,7 @@ pub fn feed_end<C: Consumer>(
     let chunk = end_chunk(size);
     loop {
         let back = share.back().min(size);
-        // From the first cut after a 2 MiB boundary, so that a mapped chunk starts close to
-        // one (see `feed_mapped`).
+        // From the first cut after a 2 MiB boundary, so that a mapped chunk starts close to one (see `feed_mapped`).
         let from = back.checked_sub(chunk).map(|at| at / FOLIO * FOLIO);
         let Some(start) = from.and_then(|at| after_cut(fd, cut, at, back, buf)) else {
             return Ok(());

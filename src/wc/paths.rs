@@ -1,6 +1,5 @@
-//! `wc`'s input, counted along the path `plan` picks ([`Counting::count`]): a regular file's
-//! size, a pipe spliced to /dev/null, a regular file mapped or read on one thread or two, or
-//! anything else read. Also the read buffers, and `--files0-from`'s names.
+//! `wc`'s input by the path `plan` picks ([`Counting::count`]): a regular file's size, a pipe spliced to /dev/null, a
+//! file mapped or read on one or two threads, or reads; also the read buffers and `--files0-from`'s names.
 
 use super::StartStat;
 use super::classes::ByteClasses;
@@ -20,8 +19,7 @@ const SPLICE_CHUNK: usize = 1 << 30;
 /// A regular file's mapped stretches are checked against a file that shrinks every this much.
 const MAP_PIECE: usize = 256 << 10;
 
-/// How each input of a run is counted: what is counted ([`plan::count`], once), with what it
-/// needs, and the read buffers.
+/// How each input of a run is counted: what ([`plan::count`], once), with what it needs, and the read buffers.
 pub(super) struct Counting {
     pub(super) count: Count,
     pub(super) want: Want,
@@ -44,8 +42,7 @@ impl Counting {
     /// Counts what is left in `fd` (`named`: a file wc opened; `start`: what was found of it at
     /// start) along the path [`plan::path`] picks; a read error stops it, keeping what was counted.
     pub(super) fn count(&mut self, fd: Fd, named: bool, start: StartStat) -> (Counts, Option<io::Error>) {
-        // GNU sizes a count of bytes alone by the stat taken at start when there is one (and
-        // reads when it failed); every other count asks `fstat` now.
+        // GNU sizes bytes alone by the stat taken at start if any (reading if it failed); other counts ask `fstat` now.
         let info = match (start, self.count) {
             (StartStat::Taken(info), Count::Bytes) => Some(info),
             (StartStat::Failed, Count::Bytes) => None,
@@ -158,10 +155,8 @@ pub(super) fn sum(a: &Counts, b: &Counts) -> Counts {
     }
 }
 
-/// Bytes alone of a regular file from its size, where it can be trusted (GNU's rule: a size
-/// that is not a multiple of the page size), leaving the offset at the end as GNU does. None:
-/// the rest is to be read (from near the end, for the /proc and /sys files that report 0 or
-/// a page). `named`: a file wc opened itself, at offset 0.
+/// Bytes alone from a regular file's size where GNU trusts it (not a page multiple), the offset left at the end as
+/// GNU does. None: read the rest (from near the end for /proc and /sys files). `named`: opened by wc.
 fn bytes_by_size(fd: Fd, info: &FileInfo, named: bool, bytes: &mut u64) -> Option<io::Result<()>> {
     let end = info.size;
     let trusted = end % platform::page_size() as u64 != 0;
@@ -185,8 +180,7 @@ fn bytes_by_size(fd: Fd, info: &FileInfo, named: bool, bytes: &mut u64) -> Optio
     None
 }
 
-/// Bytes alone of a pipe: its pages moved to /dev/null without copying, adding up what moved.
-/// None: splice is not supported here, the rest is to be read.
+/// Bytes alone of a pipe: its pages spliced to /dev/null, adding up what moved. None: no splice here, read the rest.
 fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
     let null = std::fs::OpenOptions::new().write(true).open("/dev/null").ok()?;
     loop {
@@ -199,8 +193,7 @@ fn bytes_by_splice(fd: Fd, bytes: &mut u64) -> Option<io::Result<()>> {
     }
 }
 
-/// Feeds what is left of the regular file `fd` (`info`: what `fstat` said) to `count` up to
-/// `end` by `input::feed`; returns the read error that stopped it, if any.
+/// Feeds the rest of regular file `fd` (`info`: `fstat`'s) to `count` up to `end` (`input::feed`); Some: a read error.
 fn feed_file(
     fd: Fd,
     info: &FileInfo,
@@ -220,8 +213,7 @@ fn feed_file(
     }
 }
 
-/// The read buffers, mapped on first use: fresh zero pages, so that start-up does not pay for
-/// clearing them (benches/RESULTS.md, "Figures behind code comments").
+/// Read buffers mapped on first use, so start-up clears none (benches/RESULTS.md, "Figures behind code comments").
 #[derive(Default)]
 struct Buffers {
     small: Option<platform::PageBuffer>,
@@ -262,8 +254,7 @@ impl Buffers {
             };
             consume(&buf[..n]);
             if n == BUFFER_SIZE && !big {
-                // A large input: read-ahead advice is worth its syscall now (small files,
-                // the common case in scripts, are over before it would help).
+                // Large input: read-ahead advice now pays its syscall (small files, common in scripts, end sooner).
                 platform::advise_sequential(fd);
                 big = self.big().is_ok();
             }

@@ -1,7 +1,6 @@
-//! Which path counts an input, decided in one place: what to count once per run ([`count`]:
-//! the options, the locale's encoding, the shape of its classes), then for each input how
-//! to take it in ([`path`]: what `fstat` said of it). Both are pure functions, so every choice
-//! is tested without files or a clock; `input` carries the path out.
+//! Which path counts an input, decided in one place: what to count once per run ([`count`]: the options, the locale's
+//! encoding, the shape of its classes), then for each input how to take it in ([`path`]: what `fstat` said of it).
+//! Both are pure functions, so every choice is tested without files or a clock; `input` carries the path out.
 //!
 //! | counted ([`Count`])                           | input                | path ([`Path`])                              |
 //! |-----------------------------------------------|----------------------|----------------------------------------------|
@@ -11,14 +10,12 @@
 //! | `Counter(pass)`: words, widths, or characters in a multibyte locale, by the full counter (`count::Counter`) going through each chunk as the pass says | regular file | as `Lines` |
 //! | any                                           | anything else        | `Read`                                       |
 //!
-//! The one choice left to run time is whether a regular file is mapped or read: whichever is
-//! cheaper here and now (`input`).
+//! The one choice left to run time: whether a regular file is mapped or read, the cheaper here and now (`input`).
 
 use super::count::{ClassShape, Pass, Want, pass};
 use crate::platform::{self, Charset, FileInfo, FileKind};
 
-/// Named regular files at least this large are counted on two threads, when the process may
-/// run on two CPUs or more (not when pinned to one).
+/// Named regular files at least this large are counted on two threads if the process may use two CPUs (not pinned).
 pub(super) const PARALLEL_MIN: u64 = 64 << 20;
 
 /// What is counted, the same for every input of a run.
@@ -32,8 +29,7 @@ pub(super) enum Count {
     Counter(Pass),
 }
 
-/// What is counted for `want` in a locale of `charset` whose classes have `shape` (loaded
-/// where words, characters or widths are wanted).
+/// What is counted for `want` in a `charset` locale whose classes have `shape` (loaded for -w, -m, -L).
 pub(super) fn count(want: Want, charset: Charset, shape: Option<ClassShape>) -> Count {
     let chars_are_bytes = charset == Charset::Unibyte || !want.chars;
     if !chars_are_bytes || want.words || want.max_line_length {
@@ -61,9 +57,8 @@ pub(super) enum Path {
     Read(Count),
 }
 
-/// The path for an input of which `fstat` said `input` (None: it failed). `named`: a file wc
-/// opened itself, whose offset does not matter afterwards. `two_cpus`: whether the process may
-/// use two CPUs, asked only of a large named file (the question costs syscalls).
+/// The path for an input (`input`: its `fstat`, or None). `named`: wc opened it, so its offset does not matter after.
+/// `two_cpus`: whether the process may use two CPUs, asked only of a large named file (it costs syscalls).
 pub(super) fn path(count: Count, input: Option<FileInfo>, named: bool, two_cpus: impl FnOnce() -> bool) -> Path {
     let Some(info) = input else { return Path::Read(count) };
     match (count, info.kind) {

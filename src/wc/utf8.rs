@@ -3,10 +3,9 @@
 use crate::platform::Changing;
 use crate::platform::simd::BytePatterns;
 
-/// Where a word can end in UTF-8 above U+007F, as byte patterns the SIMD layer finds in a window:
-/// the characters the C library's `iswspace` accepts (`is_space`, asked of [`SPACE_CANDIDATES`]),
-/// and GNU's no-break spaces. Each has a two- or three-byte form, so nothing is decoded: an
-/// invalid byte never matches (a word byte, as in GNU). None when the patterns are too many.
+/// Where a word can end in UTF-8 above U+007F, as byte patterns the SIMD layer finds: what the C library's `iswspace`
+/// accepts (`is_space`, asked of [`SPACE_CANDIDATES`]), and GNU's no-break spaces. Each has a two- or three-byte
+/// form, so nothing is decoded: an invalid byte never matches (a word byte, as in GNU). None if too many.
 pub(super) fn utf8_spaces(is_space: impl Fn(u32) -> bool) -> Option<BytePatterns> {
     let mut pairs: Vec<(u8, u8, u64)> = Vec::new();
     for cp in SPACE_CANDIDATES.into_iter().flatten() {
@@ -38,10 +37,9 @@ pub(super) enum Utf8 {
     Incomplete,
 }
 
-/// Decodes the character at the start of `bytes` by GNU 9.12's `mbrtoc32` rules (no overlong
-/// forms, no surrogates, nothing past U+10FFFF). An invalid byte is reported alone (the caller
-/// skips one byte, as GNU does); `Incomplete` where a valid character may be cut. Decoded from a
-/// copy of the first four bytes, so a lead's length is checked on bytes that no longer change.
+/// Decodes `bytes`' first character by GNU 9.12's `mbrtoc32` rules (no overlong forms, no surrogates, nothing past
+/// U+10FFFF). An invalid byte is reported alone (the caller skips one byte, as GNU does); `Incomplete` where a valid
+/// character may be cut. From a copy of the first four bytes, so a lead's length is checked on unchanging bytes.
 #[inline(always)]
 pub(super) fn utf8_char(bytes: Changing<'_>) -> Utf8 {
     let (head, n) = bytes.head::<4>();

@@ -1,7 +1,6 @@
 //! The `yes` command line: the one definition its parser, help, man page and completions use.
 //!
-//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its
-//! texts from those messages.
+//! [`HELP`] is GNU 9.12's `--help`, one gettext msgid per message; the clap `Command` takes its texts from them.
 
 use crate::common::help::{HELP_OPTION, Msg, VERSION_OPTION, documented, help_arg, version_arg};
 use clap::{Arg, ArgAction, Command, ValueHint};

@@ -1,13 +1,9 @@
 //! `yes`: print a line forever, as fast as the output can take it.
 //!
-//! Plan: the line is the operands joined by spaces (or `y`). The first line is written on its
-//! own at once, as GNU 9.12 does, so `yes | head -n1` is answered before any buffer is built.
-//! Then, when stdout is a pipe on Linux, one buffer of lines is written (a reader that stops
-//! early is found gone in it), and the pipe is grown and fed without copying: a private
-//! pipe filled once with whole lines is `tee`d into a relay pipe, which is `splice`d into stdout
-//! until empty, round after round. The data pages are never copied and never written again.
-//! Everywhere else (and when a zero-copy call says "not supported") a large buffer of whole
-//! lines is written in a loop, continuing from exactly where the zero-copy path stopped.
+//! Plan: the line is the operands joined by spaces (or `y`). The first line is written alone at once, as GNU 9.12
+//! does, so `yes | head -n1` is answered before any buffer is built. On a Linux pipe, the pipe is then grown and fed
+//! without copying by a relay of `tee` and `splice`; elsewhere, or when a zero-copy call is not supported, a buffer
+//! of whole lines is written in a loop from where it stopped. See docs/ARCHITECTURE.md, "How `yes` is fast".
 
 mod cli;
 
@@ -21,15 +17,13 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
-/// `yes` in the tool table.
 pub const TOOL: crate::common::Tool = crate::common::Tool { name: "yes", command, run: main };
 
 /// The write fallback's buffer holds at least this many bytes of whole lines.
 const WRITE_BUFFER_MIN: usize = 128 * 1024;
 /// The relay's source pipe is written this many pages at a time.
 const SOURCE_PAGES: usize = 16;
-/// The relay's source pipe holds copies of one unit of whole lines of at most this many bytes
-/// (or a page, if larger).
+/// The relay's source pipe holds copies of one unit of whole lines of at most this many bytes (or a page, if larger).
 const UNIT: usize = 64 * 1024;
 
 /// Runs `yes` with `args` (without the program name); returns the exit status.
@@ -79,11 +73,9 @@ fn run(line: &[u8]) -> io::Error {
     let mut offset = 0;
     let is_pipe = matches!(platform::fstat(platform::STDOUT), Ok(info) if info.kind == FileKind::Pipe);
     if platform::ZERO_COPY && is_pipe {
-        // One buffer written before the zero-copy set-up (which writes a pipe's worth of lines
-        // into the private pipe): larger than a pipe that has not been grown, it waits in the
-        // pipe, so a reader that stops early is found gone at once, not after the set-up
-        // (`yes | head -n1` measured faster than with the set-up first; benches/RESULTS.md,
-        // "Figures behind code comments").
+        // One buffer written before the zero-copy set-up (which writes a pipe's worth of lines into the private
+        // pipe): larger than a pipe not yet grown, it waits in the pipe, so a reader that stops early is found gone
+        // at once, not after the set-up (benches/RESULTS.md, "Figures behind code comments").
         if let Err(err) = sink::write_all(platform::STDOUT, &buf) {
             return err;
         }
@@ -111,8 +103,7 @@ fn whole_lines(line: &[u8], min: usize) -> usize {
     min.div_ceil(line.len()).max(1) * line.len()
 }
 
-/// Writes `buf` (whole lines of `line_len` bytes) forever, starting `offset` bytes into the
-/// line pattern (where an earlier path stopped).
+/// Writes `buf` (whole lines of `line_len` bytes) forever, from `offset` into the pattern (where a path stopped).
 fn write_forever(buf: &[u8], line_len: usize, offset: usize) -> io::Error {
     let offset = offset % line_len;
     if let Err(err) = sink::write_all(platform::STDOUT, &buf[offset..]) {
@@ -132,10 +123,9 @@ enum Outcome {
     Unsupported { offset: usize },
 }
 
-/// Grows the stdout pipe (to `min(pipe-max-size, 1 MiB)`: `platform::grow_stdout_pipe`), then
-/// feeds it without copying: by the tee + splice relay, or by `vmsplice` when the relay's pipes
-/// cannot be had. Of the three designs measured, only the relay holds up when the reader runs
-/// on another CPU, the usual case (benches/RESULTS.md, "Figures behind code comments").
+/// Grows the stdout pipe (`platform::grow_stdout_pipe`), then feeds it without copying: by the tee + splice relay, or
+/// by `vmsplice` when the relay's pipes cannot be had. Of the three designs measured, only the relay holds up when
+/// the reader runs on another CPU, the usual case (benches/RESULTS.md, "Figures behind code comments").
 fn splice_forever(line: &[u8], lines: &[u8]) -> Outcome {
     let capacity = platform::grow_stdout_pipe(platform::STDOUT).unwrap_or(platform::PIPE_SIZE_DEFAULT);
     relay_forever(line, lines, capacity).unwrap_or_else(|| vmsplice_forever(line, capacity))
@@ -152,20 +142,14 @@ fn retry_or_stop(err: io::Error, offset: usize) -> Option<Outcome> {
     }
 }
 
-/// A private pipe is filled once with whole lines; each round `tee`s all of it into an empty
-/// relay pipe and `splice`s the relay into stdout until it is empty, so the stream stays in
-/// order whatever each call moves. Returns None when the pipes cannot be set up (nothing has
-/// been written to stdout then), or when the line is longer than the pipe.
-///
-/// The private pipe is filled by `write`, as uutils fills its own, so its pages are the
-/// kernel's: a `read()` reader of `vmsplice`d pages (GNU 9.12's design) ran much slower in
-/// some rounds, where a written pipe was steady. Only one [`UNIT`] of lines is written; the rest
-/// of the pipe is that unit's pages again, by doubling (`tee` into the relay, `splice` back).
-/// So all a `read()` reader copies from is those few pages, which stay in its caches: faster
-/// than a pipe of 1 MiB of written pages. 64 KiB keeps the part of a page left empty after
-/// each copy under 1/16 for any line that fits; a longer line is a unit of its own. The writes
-/// come from `lines` (the write loop's buffer), so the set-up touches no memory of its own.
-/// Figures: benches/RESULTS.md, "Figures behind code comments".
+/// A private pipe is filled once with whole lines; each round `tee`s all of it into an empty relay pipe and `splice`s
+/// the relay into stdout until it is empty, so the stream stays in order whatever each call moves. Returns None when
+/// the pipes cannot be set up (nothing has been written to stdout then), or when the line is longer than the pipe.
+/// The private pipe is filled by `write`, so its pages are the kernel's: a `read()` reader of `vmsplice`d pages
+/// (GNU 9.12's design) ran much slower in some rounds. Only one [`UNIT`] of lines is written, the rest of the pipe
+/// being its pages again by doubling, so a `read()` reader copies from those few pages only, which stay in its
+/// caches; the writes come from `lines`, so the set-up touches no memory of its own. See docs/ARCHITECTURE.md, "How
+/// `yes` is fast" (why 64 KiB), and benches/RESULTS.md, "Figures behind code comments".
 fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> {
     let (source, source_in) = platform::pipe().ok()?;
     let (relay, relay_in) = platform::pipe().ok()?;
@@ -174,8 +158,7 @@ fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> 
         return None;
     }
     let page = platform::page_size();
-    // Whole lines: at most a unit (or a page), or one line where a line is longer. Each copy
-    // takes whole pipe buffers (a page each, the last one part full).
+    // Whole lines: up to a unit (or a page), or one longer line; each copy takes whole pipe buffers (last part full).
     let unit = UNIT.max(page).max(line.len()).min(cap) / line.len() * line.len();
     let copies = (cap / page).checked_div(unit.div_ceil(page)).unwrap_or(0);
     let len = unit * copies;
@@ -229,8 +212,7 @@ fn relay_forever(line: &[u8], lines: &[u8], capacity: usize) -> Option<Outcome> 
     }
 }
 
-/// Any line length: `vmsplice` a frozen buffer of whole lines into stdout over and over,
-/// continuing from wherever the last call stopped.
+/// Any line length: `vmsplice` a frozen buffer of whole lines into stdout forever, from where the last call stopped.
 fn vmsplice_forever(line: &[u8], capacity: usize) -> Outcome {
     let len = whole_lines(line, capacity);
     let Ok(mut buf) = PageBuffer::new(len) else {

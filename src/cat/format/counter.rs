@@ -2,11 +2,10 @@
 
 use super::out::OutBuf;
 
-/// GNU's line counter: ASCII digits incremented in place, right-aligned in six columns, then a
-/// TAB. Like GNU's `next_line_num`, it widens past 999999 and shows `>` in front past 18 digits.
-/// The last seven digit cells and the TAB live in one 64-bit word (`low`, little-endian): a
-/// number of up to seven digits takes a few register operations and one 8-byte store. Byte writes
-/// read back by an 8-byte load would stall every line (a load over several pending stores waits).
+/// GNU's line counter: ASCII digits incremented in place, right-aligned in six columns, then a TAB. Like GNU's
+/// `next_line_num`, it widens past 999999 and shows `>` in front past 18 digits. The last seven digit cells and the
+/// TAB live in one 64-bit word (`low`, little-endian): up to seven digits take a few register operations and one
+/// 8-byte store. Byte writes read back by an 8-byte load would stall every line (such a load waits for the stores).
 #[derive(Clone)]
 pub struct LineCounter {
     /// Cells 0..LOW (the high digits; written only by `carry`), then room so that 16 bytes can
@@ -18,8 +17,7 @@ pub struct LineCounter {
     digit_start: usize,
 }
 
-/// The cell of the units digit: cells 0..=17 hold up to 18 digits, the most GNU's
-/// `next_line_num` widens to before it shows `>` in front.
+/// The units digit's cell: cells 0..=17 hold up to 18 digits, the most GNU's `next_line_num` widens to before `>`.
 const COUNTER_DIGIT_END: usize = 17;
 /// Numbers are right-aligned in six columns, as GNU's initial `"     0\t"`.
 const NUMBER_WIDTH: usize = 6;
@@ -27,8 +25,7 @@ const NUMBER_WIDTH: usize = 6;
 const LOW: usize = COUNTER_DIGIT_END - 6;
 /// Where the last digit sits in `LineCounter::low`.
 const LAST_DIGIT_SHIFT: u32 = 48;
-/// `LineCounter::head`'s length: a 16-byte copy from any print start below LOW (numbers of
-/// eight digits and more, see `put_at`) stays inside it.
+/// `LineCounter::head`'s length: a 16-byte copy from any print start below LOW (8+ digits, `put_at`) stays in it.
 const HEAD_LEN: usize = LOW + 16;
 
 impl Default for LineCounter {
@@ -42,7 +39,6 @@ impl Default for LineCounter {
 }
 
 impl LineCounter {
-    /// Advances to the next number.
     #[inline(always)]
     fn step(&mut self) {
         let next = self.low + (1 << LAST_DIGIT_SHIFT);
@@ -120,7 +116,6 @@ impl LineCounter {
         at + len
     }
 
-    /// Advances, and appends the number to `out`.
     #[inline(always)]
     pub(super) fn put_next(&mut self, out: &mut OutBuf) {
         let (data, len) = out.parts();

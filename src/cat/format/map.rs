@@ -1,15 +1,13 @@
-//! The formatting that needs no line state, a byte-to-bytes mapping: -v (-A, -e, -t) without
-//! -n or -s, and -T or -E without -v, -n or -s. A block's mask of the bytes to look up
-//! ([`Marked`]) splits it into runs copied as they are and single bytes shown as the table says.
+//! Formatting without line state, a byte-to-bytes mapping: -v (-A, -e, -t) without -n or -s, -T or -E without -v, -n
+//! or -s. A block's mask ([`Marked`]) splits it into runs copied as is and single bytes looked up.
 
 use super::notation::{Marked, Shown, Table};
 use super::out::{OutBuf, put_shown_at};
 use crate::platform::simd::{Block64, Masks, Notation};
 use crate::platform::{self, Changing};
 
-/// The output room of one block in [`map_block`]: where a notation may start, below 128 (a
-/// block with more than 16 bytes to notate goes byte by byte), plus 1 + 255 (as far as the
-/// compiler knows a notation's length), plus the 64 bytes a copy writes.
+/// One block's output room in [`map_block`]: where a notation may start, below 128 (a block with over 16 bytes to
+/// notate goes byte by byte), plus 1 + 255 (the compiler's bound on a notation), plus the 64 bytes a copy writes.
 pub(super) const SLOT: usize = 128 + 256 + 64;
 
 /// Steps of [`map_block`] between two tests of whether a block has bytes left.
@@ -20,12 +18,10 @@ const STEPS: usize = 4;
 /// bytes a byte) rounded up to a power of two: offsets are taken modulo it by one `and`.
 const AREA: usize = 1 << 16;
 
-/// The input of an area: four of them and the 65 bytes read past the last fit a 64 KiB chunk
-/// (cat's reads and mapped pieces).
+/// An area's input: four of them and the 65 bytes read past the last fit a 64 KiB chunk (a read or a mapped piece).
 const AREA_INPUT: usize = 64 * 254;
 
-/// Maps every byte of `input` onto the end of `out` (which has room for it: `OutBuf::room_for`),
-/// the bytes `marked` through its table, the others as they are.
+/// Maps `input` onto the end of `out` (room from `OutBuf::room_for`): bytes `marked` through its table, others as is.
 #[inline(always)]
 pub(super) fn map<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out: &mut OutBuf) {
     // A loop for each kind of mark, which it then knows: a match on it in the loop took a
@@ -79,13 +75,12 @@ fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out:
     out.set_len(len);
 }
 
-/// Maps the first `len` bytes of `src` (at most 64) to the start of `dst` (`table`: `marked`'s);
-/// returns the output's length. Up to 65 bytes past the block are read, and written past its
-/// output to be overwritten. The block is copied whole; after each byte to look up, its notation
-/// is stored and the block's rest copied again further on. Steps go four at a time without a
-/// branch (a step past the last byte copies the block's end again): how many bytes a block
-/// notates varies at random, and a loop stopping at the last would mispredict nearly every block.
-/// A block with many goes to the kernel's notation where there is one, else byte by byte.
+/// Maps the first `len` bytes of `src` (at most 64) to the start of `dst` (`table`: `marked`'s); returns the output's
+/// length. Up to 65 bytes past the block are read, and written past its output to be overwritten. The block is copied
+/// whole; after each byte to look up, its notation is stored and the block's rest copied again further on. Steps go
+/// four at a time without a branch (a step past the last byte copies the block's end again): how many bytes a block
+/// notates varies at random, and a loop stopping at the last would mispredict nearly every block. A block with many
+/// goes to the kernel's notation where there is one, else byte by byte.
 #[inline(always)]
 fn map_block<B: Block64>(
     m: Masks<B>,

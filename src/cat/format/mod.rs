@@ -1,9 +1,8 @@
-//! `cat`'s formatting options (-b -E -n -s -T -v and their combinations -A -e -t) as a state
-//! machine over large chunks. Line ends and the bytes `-v` shows come from the masks of 64-byte
-//! blocks (`memchr` in a chunk's last partial block); runs that need no change are copied in
-//! bulk. The state (line number, blank-line run, a pending CR) carries from chunk to chunk and
-//! file to file as in GNU's `cat`. `counter.rs` is GNU's line counter, `out.rs` the output
-//! space, `notation.rs` how each byte shows, `map.rs` the formatting without line state.
+//! `cat`'s formatting options (-b -E -n -s -T -v and their combinations -A -e -t) as a state machine over large
+//! chunks. Line ends and the bytes `-v` shows come from the masks of 64-byte blocks (`memchr` in a chunk's last
+//! partial block); runs that need no change are copied in bulk. The state (line number, blank-line run, a pending CR)
+//! carries from chunk to chunk and file to file as in GNU's `cat`. `counter.rs` is GNU's line counter, `out.rs` the
+//! output space, `notation.rs` how each byte shows, `map.rs` the formatting without line state.
 
 mod counter;
 mod map;
@@ -24,13 +23,9 @@ pub struct Options {
     pub number: bool,
     /// -b: empty lines get no number.
     pub number_nonblank: bool,
-    /// -s.
     pub squeeze_blank: bool,
-    /// -E.
     pub show_ends: bool,
-    /// -T.
     pub show_tabs: bool,
-    /// -v.
     pub show_nonprinting: bool,
 }
 
@@ -44,8 +39,7 @@ impl Options {
 #[derive(Clone)]
 pub struct Formatter {
     opts: Options,
-    /// GNU's `newlines`: -1 inside a line, 0 at the start of a line, 1 after one empty line,
-    /// 2 after two or more.
+    /// GNU's `newlines`: -1 inside a line, 0 at the start of a line, 1 after one empty line, 2 after two or more.
     newlines: i32,
     /// -E without -v: a CR ended the last chunk; it prints as `^M` if a LF follows, else as is.
     pending_cr: bool,
@@ -151,8 +145,7 @@ impl Formatter {
         }
     }
 
-    /// -n alone: each line (its LF included) is one copy after its number. The output length
-    /// and the line-start state live in locals for the whole chunk.
+    /// -n alone: each line (LF included) is one copy after its number; output length and line state stay in locals.
     #[inline(always)]
     fn feed_numbered<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         let mut at_start = self.newlines >= 0;
@@ -192,10 +185,9 @@ impl Formatter {
         self.newlines = if at_start { 0 } else { -1 };
     }
 
-    /// -v (with any other options): one pass over the chunk in 64-byte blocks. A block's mask of
-    /// bytes that need notation (LF among them) splits it into runs copied as they are and single
-    /// bytes: LF ends a line (numbering, squeezing, `$`), the others go through the table. The
-    /// short last block is padded with spaces in a local copy with room for `put_run`'s overrun.
+    /// -v (with any other options): one pass over the chunk by blocks. A block's mask of bytes to notate (LF among
+    /// them) splits it into runs copied as is and single bytes: LF ends a line (numbering, squeezing, `$`), the
+    /// others go through the table. The short last block is padded in a local copy with room for `put_run`'s overrun.
     #[inline(always)]
     fn feed_nonprinting<B: Block64>(&mut self, m: Masks<B>, input: Changing<'_>, out: &mut OutBuf) {
         let full = input.len() / 64 * 64;

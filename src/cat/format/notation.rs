@@ -15,7 +15,6 @@ impl Shown {
         Shown(u32::from_le_bytes(bytes) as u64 | ((len as u64 - 1) << 56))
     }
 
-    /// A byte as itself.
     pub(super) const fn plain(byte: u8) -> Shown {
         Shown::new([byte, 0, 0, 0], 1)
     }
@@ -66,18 +65,15 @@ static TABLES: [Table; 8] = [
 /// Which bytes a mapping (`map::map`) looks up in its table; every other byte is copied as is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Marked {
-    /// -v: control bytes (TAB and LF among them), DEL, and bytes above 127; TAB shown as `^I`
-    /// with `tabs`, LF as `$` LF with `ends`.
+    /// -v: control bytes (TAB, LF too), DEL, bytes above 127; TAB as `^I` with `tabs`, LF as `$` LF with `ends`.
     Nonprinting { tabs: bool, ends: bool },
     /// -T alone: TABs.
     Tabs,
-    /// -E, with -T or without: LFs, each CR just before a LF (GNU 9.12 shows CR LF as `^M$`,
-    /// any other CR as itself), and with -T TABs.
+    /// -E (and maybe -T): LFs, CRs just before a LF (GNU 9.12 shows CR LF as `^M$`, other CRs as is), with -T TABs.
     Ends { tabs: bool },
 }
 
 impl Marked {
-    /// The table of how bytes show.
     #[inline(always)]
     pub(super) fn table(self) -> &'static Table {
         let (nonprinting, tabs, ends) = match self {

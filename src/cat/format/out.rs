@@ -11,16 +11,14 @@ pub struct OutBuf {
     len: usize,
 }
 
-/// Short runs are copied this many bytes at a time (one inlined copy instead of a memmove per
-/// line); the bytes past the run's end are overwritten by what follows.
+/// Short runs go this many bytes at a time (one inlined copy, not a memmove a line), overwriting past the run.
 const OVERCOPY: usize = 64;
 
 /// The most one input byte can become: a LF with a widest line number and `$` (19 + 2 bytes),
 /// or `M-^X` (4 bytes), plus the `^M` of a CR held back from the previous chunk.
 pub(super) const WORST_EXPANSION: usize = 21;
 
-/// Room past the worst case: a block's output slot of the mappings (which holds a copy's
-/// overrun), and the `^M` of a held-back CR.
+/// Room past the worst case: a block's output slot of the mappings (for a copy's overrun) and a held-back CR's `^M`.
 const SLACK: usize = SLOT + 2;
 
 impl OutBuf {
@@ -45,7 +43,6 @@ impl OutBuf {
         self.len = 0;
     }
 
-    /// Drops what was formatted past `len` bytes.
     pub fn truncate(&mut self, len: usize) {
         self.len = self.len.min(len);
     }
@@ -55,7 +52,6 @@ impl OutBuf {
         self.has_room(input * WORST_EXPANSION + SLACK)
     }
 
-    /// Whether `bytes` more fit.
     pub(super) fn has_room(&self, bytes: usize) -> bool {
         self.data.len() - self.len >= bytes
     }
@@ -80,7 +76,6 @@ impl OutBuf {
         self.len += bytes.len();
     }
 
-    /// Appends a copy of `bytes`.
     #[inline(always)]
     pub(super) fn put_copy(&mut self, bytes: Changing<'_>) {
         bytes.copy_to(&mut self.data[self.len..self.len + bytes.len()]);

@@ -1,15 +1,13 @@
-//! The primitives of a 64-byte block, [`Block64`], as `memchr`'s `Vector` trait. A compare gives
-//! the set's own [`Mask`], made a 64-bit mask only at the end. A set's file overrides a default
-//! where it does better, and says why. No algorithm lives here.
+//! The primitives of a 64-byte block, [`Block64`], like `memchr`'s `Vector`. A compare gives the set's own [`Mask`],
+//! a 64-bit mask only at the end. A set's file overrides defaults where better, saying why. No algorithm lives here.
 
 use super::Kernel;
 
 /// 64 bytes in the registers of one instruction set, and its primitive operations.
 ///
 /// # Safety
-/// Every method runs instructions of the implementing type's set: it may be called only on a CPU
-/// that has it (holding a [`super::Masks`] of the type proves it), from code compiled for it (what
-/// [`super::with_masks`] runs), so that it inlines there.
+/// Every method runs instructions of the type's set: call it only on a CPU that has it (holding a [`super::Masks`] of
+/// the type proves it), from code compiled for it (what [`super::with_masks`] runs), so that it inlines there.
 #[expect(clippy::missing_safety_doc, reason = "one contract for every method: the trait's")]
 pub trait Block64: Copy {
     /// What a compare gives: one bit (or byte) per byte of the block.
@@ -102,10 +100,9 @@ pub trait Mask: Copy {
     unsafe fn any(self) -> bool;
 }
 
-/// Implements the lane-wise part of [`Block64`], and its mask's `or`, for a block that is an
-/// array of registers (or words) `[lanes] of width` bytes. Each primitive is one expression,
-/// applied to every register: `load` of `p`, a pointer to its bytes; `splat` of the byte `x`;
-/// the others of `a` from `self` and `b` from `other` (a block, or for `count` a mask).
+/// Implements the lane-wise part of [`Block64`], and its mask's `or`, for a block of registers (or words) `[lanes] of
+/// width` bytes. Each primitive is one expression, on every register: `load` of `p`, a pointer to its bytes; `splat`
+/// of the byte `x`; the others of `a` from `self` and `b` from `other` (a block, or for `count` a mask).
 macro_rules! lanewise {
     ($block:ident, $mask:ident, [$($i:tt),*] of $width:literal, kernel: $kernel:expr, |$a:ident, $b:ident| {
         load($p:ident): $load:expr, splat($x:ident): $splat:expr,
@@ -121,8 +118,7 @@ macro_rules! lanewise {
             let block = bytes[at..at + 64].as_ptr();
             $block([$({
                 let $p = block.wrapping_add($i * $width);
-                // SAFETY: the caller's guarantee (see `Block64`); `p` points to `width` of the 64
-                // readable bytes (unaligned).
+                // SAFETY: the caller's guarantee (`Block64`); `p` points to `width` of 64 readable bytes, unaligned.
                 unsafe { $load }
             }),*])
         }

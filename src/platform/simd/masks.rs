@@ -1,6 +1,5 @@
-//! [`Masks`], the block masks of `wc`'s and `cat`'s loops, written once over [`Block64`]'s
-//! primitives: bytes equal to one, above one or in a class (controls, ASCII white space),
-//! tallies of them, and 64-entry table look-ups.
+//! [`Masks`], the block masks of `wc`'s and `cat`'s loops, written once over [`Block64`]'s primitives: bytes equal to
+//! one, above one or in a class (controls, ASCII white space), tallies of them, and 64-entry table look-ups.
 
 use super::{Block64, Families, Mask, prefetch};
 use crate::platform::Changing;
@@ -29,8 +28,7 @@ pub struct Tally<B>(B);
 
 impl<B: Block64> Masks<B> {
     /// # Safety
-    /// The CPU has `B`'s instruction set and every feature in `features`; what uses the masks
-    /// is compiled for `B`'s set.
+    /// The CPU has `B`'s set and every feature in `features`; what uses the masks is compiled for `B`'s set.
     #[inline(always)]
     pub(super) unsafe fn new(features: Features) -> Masks<B> {
         Masks { features, block: PhantomData }
@@ -46,8 +44,7 @@ impl<B: Block64> Masks<B> {
     #[inline(always)]
     pub fn eq(self, block: Changing<'_, [u8; 64]>, byte: u8) -> u64 {
         let block = block.read_each_once();
-        // SAFETY: holding a `Masks<B>` proves the CPU has B's instruction set (see `Masks`),
-        // and the methods below say so by "see `eq`".
+        // SAFETY: a `Masks<B>` proves the CPU has B's set (see `Masks`); the methods below say so by "see `eq`".
         unsafe { B::load(block, 0).eq(B::splat(byte)).bits() }
     }
 
@@ -112,8 +109,7 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// ASCII white space (TAB, LF, VT, FF, CR, SPACE), or `extra` (a single-byte locale's
-    /// no-break space: 0xA0 in Latin-1, 0x9A in KOI8-R).
+    /// ASCII white space (TAB, LF, VT, FF, CR, SPACE) or `extra`, a single-byte locale's no-break space (as 0xA0).
     #[inline(always)]
     pub fn ascii_space(self, block: Changing<'_, [u8; 64]>, extra: Option<u8>) -> u64 {
         let block = block.read_each_once();
@@ -150,7 +146,6 @@ impl<B: Block64> Masks<B> {
         n
     }
 
-    /// A count at zero.
     #[inline(always)]
     pub fn tally_new(self) -> Tally<B> {
         // SAFETY: see `eq`.
@@ -173,14 +168,12 @@ impl<B: Block64> Masks<B> {
         Tally(unsafe { tally.0.count(B::load(block, 0).lt_signed(B::splat(0xc0))) })
     }
 
-    /// The count.
     #[inline(always)]
     pub fn tally_total(self, tally: Tally<B>) -> u64 {
         // SAFETY: see `eq`.
         unsafe { tally.0.sum() }
     }
 
-    /// How many bytes of `buf` equal `byte`.
     #[inline(always)]
     pub fn count_byte(self, buf: Changing<'_>, byte: u8) -> u64 {
         let buf = buf.read_each_once();
@@ -195,8 +188,7 @@ impl<B: Block64> Masks<B> {
         B::KERNEL.table_lookups()
     }
 
-    /// A 64-entry table look-up of each byte's low six bits: bit i of result `r` is set when
-    /// `table[block[i] & 63] & select[r] != 0`.
+    /// Bit i of result `r` is `table[block[i] & 63] & select[r] != 0`: a look-up of each byte's low six bits.
     #[inline(always)]
     pub fn lookup64(self, block: Changing<'_, [u8; 64]>, table: &[u8; 64], select: [u8; 3]) -> [u64; 3] {
         let block = block.read_each_once();
@@ -208,8 +200,7 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// The bytes of `buf` equal to `byte`, counted in byte lanes a pair of blocks at a time and
-/// summed before a lane could wrap (after 127 pairs).
+/// How many bytes of `buf` are `byte`: byte lanes count a pair of blocks at a time, summed before one could wrap.
 ///
 /// # Safety
 /// The CPU has `B`'s instruction set (see [`Block64`]).

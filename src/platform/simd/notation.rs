@@ -1,16 +1,13 @@
-//! `cat -v`'s notation: [`shown`], the one definition of what `cat` shows for each byte, and the
-//! kernels that build it for whole blocks in registers. Without such a kernel, `cat` maps the
-//! bytes itself (`cat::format::map`) from tables made by [`shown`].
+//! `cat -v`'s notation: [`shown`], the one definition of what `cat` shows for each byte, and kernels building it for
+//! whole blocks in registers. Without one, `cat` maps the bytes itself (`cat::format::map`) by [`shown`]'s tables.
 
 use super::{Block64, Kernel, Masks};
 use crate::platform::Changing;
 use crate::platform::cpu::Features;
 
-/// What `cat` shows for `byte`, and how many of the four bytes. With `nonprinting` (-v), `M-`
-/// before a byte above 0x7f (then taken less 0x80), and a control as `^` and the byte with bit 6
-/// flipped (DEL as `^?`). TAB as `^I` with `tabs`, else as itself (also under -v); LF as `$` LF
-/// with `ends`. Without -v, CR as `^M` with `ends` (GNU 9.12 does so only just before a LF:
-/// callers ask only there).
+/// What `cat` shows for `byte`, and how many of the four bytes. With `nonprinting` (-v), `M-` before a byte above
+/// 0x7f (less 0x80), a control as `^` and the byte ^ 0x40 (DEL `^?`). TAB as `^I` with `tabs`, else itself (even
+/// with -v); LF as `$` LF with `ends`. Without -v, CR as `^M` with `ends` (GNU 9.12: just before a LF).
 pub const fn shown(byte: u8, nonprinting: bool, tabs: bool, ends: bool) -> ([u8; 4], usize) {
     match byte {
         b'\n' if ends => ([b'$', b'\n', 0, 0], 2),
@@ -46,8 +43,7 @@ pub enum Notation {
     /// AVX-512 VBMI2: byte permutes and compresses, cheaper than `cat`'s own steps on every
     /// block, so every whole block of a chunk goes through it (`x86_64/notation_vbmi2.rs`).
     Permutes,
-    /// AVX2: interleaves and a byte shuffle from a table per four bytes, for blocks with many
-    /// bytes to notate (`x86_64/notation_avx2.rs`).
+    /// AVX2: interleaves and a shuffle from a table per four bytes, for blocks with much to notate (`notation_avx2`).
     Shuffles,
     /// None: `cat` maps every byte itself.
     Steps,
@@ -79,13 +75,11 @@ impl<B: Block64> Masks<B> {
         {
             #[cfg(rapidutils_avx512)]
             if B::KERNEL == Kernel::Avx512 && self.families().notation == Notation::Permutes {
-                // SAFETY: `Permutes` says the CPU has AVX-512BW, VBMI and VBMI2 (see
-                // `Masks::new`); POPCNT comes with the AVX-512 kernel.
+                // SAFETY: `Permutes`: the CPU has AVX-512BW, VBMI, VBMI2 (`Masks::new`), and POPCNT with AVX-512.
                 return unsafe { super::x86_64::notation_vbmi2::notation_blocks(input, tabs, ends, out) };
             }
             if B::KERNEL.has_avx2() && self.families().notation == Notation::Shuffles {
-                // SAFETY: `B`'s set includes AVX2 (`Kernel::has_avx2`), which holding `Masks<B>`
-                // proves the CPU runs (see `Masks::new`).
+                // SAFETY: `B`'s set has AVX2 (`Kernel::has_avx2`); a `Masks<B>` proves the CPU runs it (`Masks::new`).
                 return unsafe { super::x86_64::notation_avx2::notation_blocks(input, tabs, ends, out) };
             }
         }

@@ -6,10 +6,9 @@
 use super::{Block64, Mask, Masks};
 use crate::platform::Changing;
 
-/// Up to eight patterns of up to three bytes as nibble look-up tables (simdjson's and simdutf's
-/// shuffle-based classification). Pattern k matches at i when, for each position j, bit k is set
-/// in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`. So a pattern allows at a position a
-/// set of high nibbles times a set of low nibbles; a position past its length allows any byte.
+/// Up to eight patterns of up to three bytes as nibble look-up tables (as simdjson's and simdutf's classification).
+/// Pattern k matches at i when for every j bit k is set in both `lo[j][b[i + j] & 15]` and `hi[j][b[i + j] >> 4]`: a
+/// pattern allows, per position, high nibbles times low nibbles; past its length, any byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NibblePatterns {
     pub lo: [[u8; 16]; 3],
@@ -59,8 +58,7 @@ enum Third {
     None,
     /// The one third byte at this entry of `thirds` (U+3000, U+1680).
     Entry(usize),
-    /// One of these third bytes (bit k for 0x80 + k), checked one candidate at a time (U+2000 to
-    /// U+203F, where common punctuation shares the first two bytes).
+    /// One of these third bytes (bit k: 0x80 + k), checked a candidate at a time (U+2000..U+203F share two bytes).
     Set(u64),
 }
 
@@ -71,8 +69,7 @@ const LEADS: usize = 4;
 const SECONDS: usize = 4;
 const THIRDS: usize = 2;
 
-/// The methods of [`Masks::pattern_bytes`]: table look-ups with the two-byte forms in the sign
-/// bits, table look-ups with selection masks, compares.
+/// [`Masks::pattern_bytes`]'s methods: look-ups with two-byte forms in sign bits, or with selection masks; compares.
 pub const BY_TOP: u8 = 0;
 pub const BY_SELECTION: u8 = 1;
 pub const BY_COMPARES: u8 = 2;
@@ -121,10 +118,9 @@ impl BytePatterns {
         })
     }
 
-    /// The patterns as nibble patterns: third bytes grouped by high nibble into sets of equal
-    /// low nibbles, one pattern each (glibc's spaces: seven). Three-byte patterns take the low
-    /// bits, two-byte ones the high bits: glibc's one two-byte space (U+00A0) is bit 7, which
-    /// sign bits give without a test.
+    /// The patterns as nibble patterns: third bytes grouped by high nibble into sets of equal low nibbles, one
+    /// pattern each (glibc's spaces: seven). Three-byte patterns take the low bits, two-byte ones the high bits:
+    /// glibc's one two-byte space (U+00A0) is bit 7, which sign bits give without a test.
     fn nibbles(pairs: &[(u8, u8, u64)]) -> Option<(NibblePatterns, u8, u8)> {
         let one = |b: u8| (1u16 << (b >> 4), 1u16 << (b & 15));
         // (lead, second, the third bytes' nibble sets or None for a two-byte form)
@@ -225,8 +221,7 @@ impl BytePatterns {
     }
 }
 
-/// The bytes of the patterns that begin where `starts` says (`[any, two-byte]`), the bits past
-/// 64 in the second word.
+/// The bytes of the patterns that begin where `starts` says (`[any, two-byte]`), the bits past 64 in the second word.
 #[inline(always)]
 fn spread(starts: [u64; 2]) -> (u64, u64) {
     let [any, two] = starts;
@@ -246,9 +241,8 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// The bytes of the patterns that begin in `window[..64]`: bit i for `window[i]`, and the
-    /// bits past 64 in the second mask. `HOW` is [`Self::patterns_how`]'s: every method gives the
-    /// same bits, but the table ones need `patterns` to have nibble patterns.
+    /// The bytes of patterns beginning in `window[..64]`: bit i for `window[i]`, bits past 64 in the second. `HOW` is
+    /// [`Self::patterns_how`]'s: all give the same bits, but table methods need nibble patterns in `patterns`.
     #[inline(always)]
     pub fn pattern_bytes<const HOW: u8>(self, window: Changing<'_, [u8; 66]>, patterns: &BytePatterns) -> (u64, u64) {
         let window = window.read_each_once();
@@ -273,8 +267,7 @@ impl<B: Block64> Masks<B> {
         self.may_start(Changing::of(block), &patterns.nibbles.0)
     }
 
-    /// Where [`NibblePatterns`] begin in a block: bit i of result `r` is set when a pattern among
-    /// `select[r]` matches at `window[i..]`.
+    /// Where [`NibblePatterns`] begin: bit i of result `r`: a pattern of `select[r]` matches at `window[i..]`.
     #[inline(always)]
     pub fn pattern_starts(
         self,
@@ -321,8 +314,7 @@ impl<B: Block64> Masks<B> {
 /// The CPU has `B`'s instruction set (see [`Block64`]).
 #[inline(always)]
 unsafe fn pattern_hits<B: Block64>(window: &[u8; 66], patterns: &NibblePatterns) -> B {
-    // SAFETY: the caller's guarantee; the loads are of bytes 0..=65 of the window (offsets
-    // 0..=2, 64 bytes each).
+    // SAFETY: the caller's guarantee; the loads are of bytes 0..=65 of the window (offsets 0..=2, 64 bytes each).
     unsafe {
         let mut hits = B::splat(0xff);
         for j in 0..3 {

@@ -1,6 +1,5 @@
-//! SWAR ("SIMD within a register"), a block as eight 64-bit words of plain Rust: the portable
-//! kernel's block, and the baseline where the build uses no vector set. Byte i is in bits
-//! `8 * (i % 8)..` of word `i / 8` whatever the byte order; no carry or borrow crosses bytes.
+//! SWAR ("SIMD within a register"): a block as eight 64-bit words, the portable kernel's and where no vector set is
+//! built. Byte i is bits `8 * (i % 8)..` of word `i / 8` in any byte order; no carry or borrow crosses bytes.
 
 use super::Kernel;
 use super::block::{Block64, Mask, lanewise};
@@ -23,8 +22,7 @@ fn zero_bytes(t: u64) -> u64 {
     !(((t & LOW7) + LOW7) | t | LOW7)
 }
 
-/// 0x80 in each byte where `x >= y`, unsigned: the low seven bits compared by a subtraction
-/// whose bit 7 cannot borrow, then the high bits.
+/// 0x80 in each byte where `x >= y` unsigned: low seven bits by a subtraction whose bit 7 cannot borrow, then bit 7.
 #[inline(always)]
 fn ge_bytes(x: u64, y: u64) -> u64 {
     let low_ge = ((x | HIGH) - (y & LOW7)) & HIGH;

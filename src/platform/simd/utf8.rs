@@ -20,8 +20,7 @@ pub const UTF8_SPARSE_BLOCKS_MAX: usize = 64;
 pub enum Utf8Check {
     /// AVX-512 VBMI's byte permutes (`x86_64/utf8_vbmi.rs`).
     Permutes,
-    /// Nibble look-ups by byte shuffles, and on text of one- and three-byte characters first
-    /// AVX2's check of those forms alone (`x86_64/utf8_avx2.rs`).
+    /// Look-ups by shuffles; on text of one- and three-byte characters, first AVX2's check of those (`utf8_avx2`).
     LookupsAndThree,
     /// Nibble look-ups by byte shuffles.
     Lookups,
@@ -33,9 +32,8 @@ pub enum Utf8Check {
 #[cfg(test)]
 pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 
-/// The UTF-8 check of `kernel` on a CPU with `features`. AVX-512 without VBMI could run AVX2's
-/// check of one- and three-byte forms, but its own by shuffles, one register a block, costs less
-/// (benches/RESULTS.md, "AVX-512 without VBMI").
+/// The UTF-8 check of `kernel` with `features`. AVX-512 without VBMI could run AVX2's check of one- and three-byte
+/// forms, but its own by shuffles (one register a block) costs less (benches/RESULTS.md, "AVX-512 without VBMI").
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {
@@ -56,9 +54,7 @@ pub struct Utf8Ranges {
     pub cont: u64,
     /// 0xc2 and above (lead bytes and invalid bytes).
     pub ge_c2: u64,
-    /// 0xe0 and above.
     pub ge_e0: u64,
-    /// 0xf0 and above.
     pub ge_f0: u64,
     /// 0xf5 and above (never in UTF-8).
     pub ge_f5: u64,
@@ -80,8 +76,7 @@ impl Utf8Ranges {
 }
 
 impl<B: Block64> Masks<B> {
-    /// [`Utf8Ranges`] of the block. Signed, 0x80..=0xff keep their order: each limit is one
-    /// signed compare, and-ed with the high bits (ASCII is positive).
+    /// [`Utf8Ranges`] of the block: signed, 0x80..=0xff keep their order; each limit is a compare and-ed with bit 7.
     #[inline(always)]
     pub fn utf8_ranges(self, block: Changing<'_, [u8; 64]>) -> Utf8Ranges {
         let block = block.read_each_once();
@@ -100,11 +95,10 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// Whether Keiser and Lemire's UTF-8 validator (simdjson's "lookup" algorithm) finds an error
-    /// in the block at `window[3..]`, after `window[..3]`. An error is a byte that cannot follow
-    /// the one before it (a stray or missing continuation byte, an overlong form, a surrogate,
-    /// past U+10FFFF), or a continuation byte missing two or three places after a lead. A
-    /// character cut off by the block's end is caught by the next block's check.
+    /// Whether Keiser and Lemire's UTF-8 validator (simdjson's "lookup" algorithm) finds an error in the block at
+    /// `window[3..]`, after `window[..3]`. An error is a byte that cannot follow the one before it (a stray or
+    /// missing continuation byte, an overlong form, a surrogate, past U+10FFFF), or a continuation byte missing two
+    /// or three places after a lead. A character cut off by the block's end is caught by the next block's check.
     #[inline(always)]
     pub fn utf8_errors(self, window: Changing<'_, [u8; 67]>) -> bool {
         let window = window.read_each_once();
@@ -115,9 +109,8 @@ impl<B: Block64> Masks<B> {
         unsafe { utf8_error_bytes::<B>(window).any() }
     }
 
-    /// Where valid characters of two, three and four bytes begin in `window[..64]`, by the
-    /// Unicode rules GNU 9.12 decodes by: a lead with the continuation bytes it wants, no overlong
-    /// form, no surrogate, nothing past U+10FFFF.
+    /// Where valid characters of two to four bytes begin in `window[..64]`, by the Unicode rules GNU 9.12 decodes by:
+    /// a lead with the continuation bytes it wants, no overlong form or surrogate, nothing past U+10FFFF.
     #[inline(always)]
     pub fn utf8_starts(self, window: Changing<'_, [u8; 67]>) -> [u64; 3] {
         let window = window.read_each_once();
@@ -144,11 +137,10 @@ impl<B: Block64> Masks<B> {
         [lead2 & c1, three & !broken, four & !broken]
     }
 
-    /// The bytes of `window[3..]` that [`Self::utf8_errors`] finds in error, by compares for sets
-    /// without vector look-ups; the look-ups' errors term by term (`utf8_tables::error_at`).
-    /// After a lead (C0 and up) a byte that is not a continuation byte; after ASCII a continuation
-    /// byte; a continuation byte after one unless two places after E0.. or three after F0.. (and
-    /// none there); after C0, C1 or F5 and up, any continuation byte; E0, ED, F0, F4's limits.
+    /// The bytes [`Self::utf8_errors`] finds in error in `window[3..]`, by compares for sets without look-ups; the
+    /// look-ups' errors term by term (`utf8_tables::error_at`). After a lead (C0..) a byte that is not a continuation
+    /// byte; after ASCII a continuation byte; a continuation byte after one unless two places after E0.. or three
+    /// after F0.. (and none there); after C0, C1 or F5 and up, any continuation byte; E0, ED, F0, F4's limits.
     #[inline(always)]
     fn utf8_error_mask(self, window: &[u8; 67]) -> u64 {
         // The ranges of the bytes before each byte (`window[2 + i]` before `window[3 + i]`);
@@ -170,11 +162,10 @@ impl<B: Block64> Masks<B> {
         errors
     }
 
-    /// The continuation bytes of the whole blocks of `bytes[3..]` (at most [`UTF8_BLOCKS_MAX`]),
-    /// or None when [`Self::utf8_errors`] finds an error in one. The errors are or-ed into one
-    /// register, looked at after the last block: no branch a block, and the tally stays in
-    /// registers. Where a block is two registers (AVX2), errors and tally take one each, so the
-    /// loop's constants fit in the two freed (benches/RESULTS.md, "Figures behind code comments").
+    /// The continuation bytes of the whole blocks of `bytes[3..]` (at most [`UTF8_BLOCKS_MAX`]), or None on an error
+    /// ([`Self::utf8_errors`]). The errors are or-ed into one register, looked at once: no branch a block, and the
+    /// tally stays in registers. Where a block is two registers (AVX2), errors and tally take one each, so the loop's
+    /// constants fit in the two freed (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     pub fn utf8_continuation(self, bytes: Changing<'_>) -> Option<u64> {
         let bytes = bytes.read_each_once();
@@ -207,26 +198,23 @@ impl<B: Block64> Masks<B> {
         }
     }
 
-    /// [`Self::utf8_continuation`] of text of one- and three-byte characters (Chinese, Japanese,
-    /// Korean, Indic scripts, Thai), by a check of those forms alone, without look-ups. None where
-    /// it cannot tell (a two- or four-byte form, an error), or without the check (all kernels but
-    /// [`Utf8Check::LookupsAndThree`]).
+    /// [`Self::utf8_continuation`] of text of one- and three-byte characters (Chinese, Japanese, Korean, Indic
+    /// scripts, Thai), by a check of those forms alone, without look-ups. None where it cannot tell (a two- or
+    /// four-byte form, an error), or without the check (all kernels but [`Utf8Check::LookupsAndThree`]).
     #[inline(always)]
     pub fn utf8_continuation_three(self, bytes: Changing<'_>) -> Option<u64> {
         let bytes = bytes.read_each_once();
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         if B::KERNEL.has_avx2() && self.families().utf8 == Utf8Check::LookupsAndThree {
-            // SAFETY: `B`'s set includes AVX2 (`Kernel::has_avx2`), which holding `Masks<B>`
-            // proves the CPU runs (see `Masks::new`).
+            // SAFETY: `B`'s set has AVX2 (`Kernel::has_avx2`); a `Masks<B>` proves the CPU runs it (see `Masks::new`).
             return unsafe { super::x86_64::utf8_avx2::utf8_continuation_three(bytes) };
         }
         None
     }
 
-    /// Whether a byte of the whole blocks of `bytes` is above 0x7f: the blocks are or-ed into one
-    /// register and looked at once, cheaper than [`Self::high_blocks`]' bit each
-    /// (benches/RESULTS.md, "Figures behind code comments").
+    /// Whether a byte of the whole blocks of `bytes` is above 0x7f: the blocks are or-ed into one register and looked
+    /// at once, cheaper than [`Self::high_blocks`]' bit each (benches/RESULTS.md, "Figures behind code comments").
     #[inline(always)]
     pub fn any_high(self, bytes: Changing<'_>) -> bool {
         let bytes = bytes.read_each_once();
@@ -247,8 +235,7 @@ impl<B: Block64> Masks<B> {
         let bytes = bytes.read_each_once();
         let blocks = bytes.len().saturating_sub(3) / 64;
         assert!(blocks <= UTF8_SPARSE_BLOCKS_MAX);
-        // Shifted in from the bottom, then reversed: cheaper than `<< k` (benches/RESULTS.md,
-        // "Figures behind code comments").
+        // Shift in at bit 0, then reverse: cheaper than `<< k` (benches/RESULTS.md, "Figures behind code comments").
         let mut high = 0u64;
         for (k, block) in bytes[3.min(bytes.len())..].chunks_exact(64).enumerate() {
             prefetch(bytes, 64 * k);
@@ -258,11 +245,10 @@ impl<B: Block64> Masks<B> {
         high.reverse_bits().checked_shr(64 - blocks as u32).unwrap_or(0)
     }
 
-    /// [`Self::utf8_continuation`] of at most 64 blocks, checking only those with a byte above
-    /// 0x7f (`high`): a block of ASCII errs only where it cuts a character ([`utf8_cut_before`]).
-    /// Also returns the next batch's `high`, found between the checks so that memory is busy
-    /// while they run (benches/RESULTS.md, "Figures behind code comments"). The loops leave once a
-    /// batch: a branch a block would mispredict where ASCII blocks and others alternate.
+    /// [`Self::utf8_continuation`] of at most 64 blocks, checking only those with a byte above 0x7f (`high`): a block
+    /// of ASCII errs only where it cuts a character ([`utf8_cut_before`]). Also returns the next batch's `high`,
+    /// found between the checks to keep memory busy (benches/RESULTS.md, "Figures behind code comments"). The loops
+    /// leave once a batch: a branch a block would mispredict where ASCII blocks and others alternate.
     #[inline(always)]
     pub fn utf8_continuation_sparse(self, bytes: Changing<'_>, high: u64, next: Changing<'_>) -> (Option<u64>, u64) {
         let bytes = bytes.read_each_once();
@@ -310,8 +296,7 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// Whether ASCII at `bytes[at + 3]` cuts a character begun in the three bytes before it: the one
-/// error a block of ASCII can hold.
+/// Whether ASCII at `bytes[at + 3]` cuts a character begun just before it: the one error a block of ASCII can hold.
 #[inline(always)]
 pub fn utf8_cut_before(bytes: Changing<'_>, at: usize) -> bool {
     let bytes = bytes.read_each_once();
@@ -370,10 +355,9 @@ unsafe fn utf8_error_bytes<B: Block64>(window: &[u8; 67]) -> B {
             .lookup16(&BYTE_1_HIGH)
             .and(prev1.low_nibbles().lookup16(&BYTE_1_LOW))
             .and(input.high_nibbles().lookup16(&BYTE_2_HIGH));
-        // A continuation byte must come two places after a lead from E0 up, three after F0 up.
-        // There the byte plus 0x1f, or plus 0x0f, saturates to 0xff: the larger less 0xfe is 1
-        // (the "two continuations" bit) or 0. Adds take their byte straight from memory, with no
-        // load of their own (benches/RESULTS.md, "Figures behind code comments").
+        // A continuation byte must come two places after a lead from E0 up, three after F0 up. There byte + 0x1f,
+        // or + 0x0f, saturates to 0xff: the larger less 0xfe is 1 (the "two continuations" bit) or 0. Adds take their
+        // byte straight from memory (no load of their own; benches/RESULTS.md, "Figures behind code comments").
         let third = B::load(window, 1).saturating_add(B::splat(0x1f));
         let fourth = B::load(window, 0).saturating_add(B::splat(0x0f));
         let must = third.max(fourth).saturating_sub(B::splat(0xfe));
@@ -384,10 +368,9 @@ unsafe fn utf8_error_bytes<B: Block64>(window: &[u8; 67]) -> B {
 /// The UTF-8 leads that limit their second byte more than to a continuation byte.
 const LIMITED_LEADS: [u8; 4] = [0xe0, 0xed, 0xf0, 0xf4];
 
-/// Of `leads` (bit i: `window[from + i]` is one of [`LIMITED_LEADS`], a continuation byte after
-/// it), those whose second byte breaks the lead's limit: overlong (E0, F0), a surrogate (ED),
-/// past U+10FFFF (F4). Not inlined: such leads are rare, and inlined this loop cost the common
-/// case more (benches/RESULTS.md, "Figures behind code comments").
+/// Of `leads` (bit i: `window[from + i]` is one of [`LIMITED_LEADS`], a continuation byte after it), those whose
+/// second byte breaks the lead's limit: overlong (E0, F0), a surrogate (ED), past U+10FFFF (F4). Not inlined: such
+/// leads are rare, and inlined it cost the common case more (benches/RESULTS.md, "Figures behind code comments").
 #[inline(never)]
 fn second_byte_errors(window: &[u8; 67], from: usize, mut leads: u64) -> u64 {
     let mut errors = 0;
@@ -405,10 +388,9 @@ fn second_byte_errors(window: &[u8; 67], from: usize, mut leads: u64) -> u64 {
     errors
 }
 
-/// The three 16-entry tables of the Keiser-Lemire validator ([`Masks::utf8_errors`]), by the
-/// previous byte's high and low nibble and the byte's own high nibble. A byte pair is an error
-/// where all three share a bit, except bit 0 ("two continuations") where one is expected. Bit 0,
-/// not Keiser and Lemire's bit 7, so that saturating adds give it (see `utf8_error_bytes`).
+/// The three 16-entry tables of the Keiser-Lemire validator ([`Masks::utf8_errors`]), by the previous byte's nibbles
+/// and the byte's high nibble. A byte pair is an error where all three share a bit, but bit 0 ("two continuations")
+/// where one is expected: bit 0, not Keiser and Lemire's 7, so saturating adds give it (`utf8_error_bytes`).
 pub mod utf8_tables {
     const TOO_SHORT: u8 = 1 << 7;
     const TOO_LONG: u8 = 1 << 1;
@@ -475,8 +457,7 @@ pub mod utf8_tables {
         TOO_SHORT,
     ];
 
-    /// The validator one byte at a time: whether `byte` after `prev3`, `prev2`, `prev1` is
-    /// an error (the reference of the vector versions).
+    /// The vector versions' reference, a byte at a time: whether `byte` after `prev3`, `prev2`, `prev1` is an error.
     pub fn error_at(prev3: u8, prev2: u8, prev1: u8, byte: u8) -> bool {
         let special = BYTE_1_HIGH[usize::from(prev1 >> 4)]
             & BYTE_1_LOW[usize::from(prev1 & 15)]

@@ -1,23 +1,20 @@
-//! `-m` in UTF-8 without `-w` or `-L`: characters from masks, whole windows at a time, valid
-//! windows found by the Keiser-Lemire validator (or, in text of one- and three-byte characters,
-//! by a cheaper check of those alone).
+//! `-m` in UTF-8 without `-w` or `-L`: characters from masks, whole windows at a time, valid windows found by the
+//! Keiser-Lemire validator (or, in text of one- and three-byte characters, by a cheaper check of those alone).
 
 use super::{Counter, count_lines};
 use crate::platform::simd::{Block64, Masks, Tally, UTF8_BLOCKS_MAX, UTF8_SPARSE_BLOCKS_MAX};
 use crate::platform::{self, Changing};
 
-/// The windows [`Counter::chars_run`] checks together: 4 KiB, so that a batch with an error,
-/// counted again window by window, costs little (at most a tally's worth).
+/// The windows [`Counter::chars_run`] checks together: 4 KiB, so a batch with an error, recounted, costs little.
 const BATCH: usize = 64;
 const _: () = assert!(BATCH <= UTF8_BLOCKS_MAX && BATCH <= UTF8_SPARSE_BLOCKS_MAX);
 
 impl Counter<'_> {
-    /// Counts UTF-8 characters (with lines and bytes) in `buf[from..]`, without -w or -L. A
-    /// window that the Keiser-Lemire validator and the next window's check find valid counts its
-    /// bytes that are not continuation bytes, tallied in registers. Windows are checked in
-    /// batches of [`BATCH`] ([`Batches::next_check`]); a failed batch and the next go window by
-    /// window, errors counted by `exact_chars`. Stops at a window boundary with three bytes after
-    /// it, maybe inside a character it counted (its last bytes are no character to what follows).
+    /// Counts UTF-8 characters (with lines and bytes) in `buf[from..]`, without -w or -L. A window that the
+    /// Keiser-Lemire validator and the next window's check find valid counts its bytes that are not continuation
+    /// bytes, tallied in registers. Windows are checked in batches of [`BATCH`] ([`Batches::next_check`]); a failed
+    /// batch and the next go window by window, errors counted by `exact_chars`. Stops at a window boundary with three
+    /// bytes after it, maybe inside a character it counted (its last bytes are no character to what follows).
     #[inline(always)]
     pub(super) fn chars_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if from + 67 > buf.len() {
@@ -32,16 +29,14 @@ impl Counter<'_> {
             pending: false,
             failed: false,
         };
-        // The three bytes before the first window: before the run's start, which is a character
-        // boundary, ASCII stands for them.
+        // The three bytes before the first window: the run starts at a character boundary, so ASCII stands for them.
         let mut first = [0u8; 67];
         buf.range(from..from + 64).copy_to(&mut first[3..]);
         run.window(m, buf, from, Changing::of(&first));
         run.continuation += m.tally_total(run.tally);
         let mut i = from + 64;
         let mut batches = Batches { valid: !run.failed, ..Batches::default() };
-        // The batch at `i` (at most `buf.len() - 3`), with the three bytes before it: no window
-        // past the last that the three bytes after it follow.
+        // Batch at `i` (up to `buf.len() - 3`) and the three bytes before; no window past the last with three after.
         let batch_at = |i: usize| -> Changing<'_> {
             let windows = ((i + 64 * BATCH).min(buf.len() - 3) - i) / 64;
             buf.range(i - 3..i + 64 * windows)
@@ -64,8 +59,7 @@ impl Counter<'_> {
                 Check::Sparse { high } => {
                     let high = match high {
                         Some(high) => {
-                            // Found by the last batch's check; the unit tests, whose bytes do
-                            // not change, hold it to a fresh look.
+                            // The last batch's find; the unit tests (unchanging bytes) hold it to a fresh look.
                             if cfg!(test) {
                                 assert_eq!(high, m.high_blocks(batch), "carried mask of the batch at {i}");
                             }
@@ -126,8 +120,7 @@ impl Counter<'_> {
     ) -> Option<u64> {
         batches.ascii = high == 0;
         if batches.ascii {
-            // Here, not by the sparse check with no block to check, which Debian's rustc 1.85
-            // compiled to cost more.
+            // Here, not by the sparse check with no block to check, which Debian's rustc 1.85 compiled to cost more.
             return (!platform::simd::utf8_cut_before(batch, 0)).then_some(0);
         }
         let (checked, next_high) = m.utf8_continuation_sparse(batch, high, next);
@@ -144,8 +137,7 @@ struct Batches {
     /// An eighth of its bytes or more were continuation bytes: nearly every block of such text
     /// holds one, so the next is checked whole, not first looked at for blocks of ASCII.
     dense: bool,
-    /// It was checked sparse and held no byte above 0x7f: the next is first looked at whole
-    /// (`Masks::any_high`), which costs ASCII text what `wc -l` costs.
+    /// Checked sparse with no byte above 0x7f: the next is first seen whole (`Masks::any_high`), as cheap as `wc -l`.
     ascii: bool,
     /// The blocks above 0x7f of the next batch, where the last sparse check found them.
     next_high: Option<u64>,
@@ -217,8 +209,7 @@ fn exact_chars<B: Block64>(m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
     u64::from((!m.high(buf.array(at)) | two | three | four).count_ones())
 }
 
-/// The state of [`Counter::chars_run`]: windows found valid are counted from a tally of their
-/// continuation bytes (64 characters less those), the others exactly.
+/// [`Counter::chars_run`]'s state: valid windows count as 64 less their tallied continuation bytes, others exactly.
 struct CharWindows<B> {
     tally: Tally<B>,
     /// Windows in the tallies.
@@ -229,8 +220,7 @@ struct CharWindows<B> {
     exact: u64,
     /// What tallied windows counted that a later check took back.
     taken_back: u64,
-    /// The last window was tallied, and the next window's check must confirm it (its last
-    /// character may be cut by a byte that follows).
+    /// The last window was tallied; the next one's check must confirm it (a byte after may cut its last character).
     pending: bool,
     /// A window's check found an error (since this was last cleared).
     failed: bool,

@@ -1,7 +1,6 @@
-//! GNU's loops: byte by byte in a single-byte locale, character by character in a multibyte
-//! one (UTF-8 by our decoder, other encodings by the C library's `mbrtowc`). They take what the
-//! window paths leave (window tails, characters cut by a chunk end), and every locale whose
-//! classes or encoding the masks do not fit.
+//! GNU's loops: byte by byte in a single-byte locale, character by character in a multibyte one (UTF-8 by our
+//! decoder, other encodings by the C library's `mbrtowc`). They take what the window paths leave (window tails,
+//! characters cut by a chunk end), and every locale whose classes or encoding the masks do not fit.
 
 use super::Counter;
 use crate::platform::MB_LEN_MAX;
@@ -126,8 +125,7 @@ impl Counter<'_> {
         }
     }
 
-    /// Counts the UTF-8 character at the start of `bytes`, as [`Self::mb_step`] does: returns
-    /// the bytes it took, or None when `bytes` ends inside it.
+    /// [`Self::mb_step`] for UTF-8: counts `bytes`' first character; the bytes it took, or None if cut by `bytes`' end.
     fn utf8_step(&mut self, bytes: Changing<'_>) -> Option<usize> {
         match utf8_char(bytes) {
             Utf8::Char(wc, n) => {
@@ -143,8 +141,7 @@ impl Counter<'_> {
         }
     }
 
-    /// Completes a character begun at the end of the last chunk with the first bytes of
-    /// `buf`; returns how many bytes of `buf` it took.
+    /// Completes a character begun at the last chunk's end with `buf`'s first bytes; returns how many it took.
     pub(super) fn finish_pending(&mut self, buf: Changing<'_>) -> usize {
         let mut tmp = [0u8; 2 * MB_LEN_MAX];
         let held = self.pending_len;

@@ -1,13 +1,12 @@
 //! The counting kernels of `wc`, fed chunk by chunk with their state carried across reads.
 //!
 //! * Lines only (with or without bytes): [`count_lines`], a SIMD byte count.
-//! * Everything else: a [`Counter`], going through each chunk as its `Pass` says (`pass.rs`)
-//!   with the block masks of the best instruction set ([`Masks`], through
-//!   `platform::simd::with_masks`, so that the whole loop is compiled for it). `words.rs` counts
-//!   words by masks and byte patterns, `chars.rs` -m in UTF-8, `width.rs` -L, `windows.rs` the
-//!   general window and the loop over windows. GNU's loops (`gnu.rs`) take window tails,
-//!   characters cut by a chunk end, and the locales the masks do not fit. Non-ASCII classes come
-//!   from the C library (`iswspace`, `wcwidth`) as GNU's do, cached per 256-character page.
+//! * Everything else: a [`Counter`], going through each chunk as its `Pass` says (`pass.rs`) with the block masks of
+//!   the best instruction set ([`Masks`], through `platform::simd::with_masks`, so that the whole loop is compiled
+//!   for it). `words.rs` counts words by masks and byte patterns, `chars.rs` -m in UTF-8, `width.rs` -L, `windows.rs`
+//!   the general window and the loop over windows. GNU's loops (`gnu.rs`) take window tails, characters cut by a
+//!   chunk end, and the locales the masks do not fit. Non-ASCII classes come from the C library (`iswspace`,
+//!   `wcwidth`) as GNU's do, cached per 256-character page.
 //!
 //! Words are counted where they end, as GNU counts them, so the window and byte paths agree.
 

@@ -1,6 +1,5 @@
-//! How the counter goes through a chunk: one pure function of what is wanted, the locale's
-//! encoding and the shape of its byte classes, chosen once per run, so that every choice is
-//! tested without a file or a C library.
+//! How the counter goes through a chunk: one pure function of what is wanted, the locale's encoding and the shape of
+//! its byte classes, chosen once per run, so that every choice is tested without a file or a C library.
 //!
 //! | wanted (after the locale) | pass | how |
 //! |---|---|---|
@@ -31,15 +30,13 @@ pub(in crate::wc) enum Pass {
 /// What the mask paths need to know of the locale's byte classes (see `ByteClasses`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::wc) struct ClassShape {
-    /// White space is exactly TAB, LF, VT, FF, CR and SPACE, and in a single-byte locale at most
-    /// one byte above 0x7f.
+    /// White space is exactly TAB, LF, VT, FF, CR and SPACE, and in a single-byte locale at most one byte above 0x7f.
     pub standard_spaces: bool,
     /// The printable ASCII bytes are exactly 0x20..=0x7e.
     pub standard_print: bool,
 }
 
 impl ClassShape {
-    /// The shape of `classes`.
     pub fn of(classes: &ByteClasses) -> ClassShape {
         ClassShape { standard_spaces: classes.standard_spaces, standard_print: classes.standard_print }
     }

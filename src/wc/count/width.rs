@@ -9,16 +9,14 @@ use crate::wc::classes::{ROW_MIXED, ROW_WIDTH_BITS, WIDTH_BITS};
 /// Up to this many characters of mixed-width rows are looked up singly: a vector costs more then.
 const FEW_CHARACTERS: u32 = 3;
 
-/// -L's tight bound (see `width_run`) is used for chunks at least this large: below, checking
-/// its premise with the C library would cost more than it saves.
+/// -L's tight bound (`width_run`) is for chunks this large or more: smaller ones pay more to check its premise.
 const TIGHT_BOUND_MIN: usize = 64 << 10;
 
 impl Counter<'_> {
-    /// -L alone (`Pass::Widths { alone: true }`) from `buf[from..]`, in 64-byte windows. A line
-    /// grows by at most one column a byte, eight at a TAB, so the bytes since the last exact point
-    /// need no measuring while that bound cannot pass the longest line: a window is skipped with
-    /// two compares (more when only each line's part fits). Returns where exact measuring (by
-    /// `line_block`) stopped: the caller measures the rest.
+    /// -L alone (`Pass::Widths { alone: true }`) from `buf[from..]`, in 64-byte windows. A line grows by at most one
+    /// column a byte, eight at a TAB, so the bytes since the last exact point need no measuring while that bound
+    /// cannot pass the longest line: a window is skipped with two compares (more when only each line's part fits).
+    /// Returns where exact measuring (by `line_block`) stopped: the caller measures the rest.
     #[inline(always)]
     pub(super) fn width_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // The tight bound asks the C library about 3,840 characters once: for large inputs.
@@ -103,11 +101,10 @@ impl Counter<'_> {
         }
     }
 
-    /// -L with -w or -m in UTF-8 (`Pass::Widths { alone: false }`) from `buf[from..]`, where the
-    /// kernel has table look-ups: `width_block` measures each window and finds its characters,
-    /// words come from masks and byte patterns. The general window would decode each non-ASCII
-    /// character, far more costly (benches/RESULTS.md, "Figures behind code comments"). Returns
-    /// where it stopped: before a window without the three bytes after it, past a space's tail.
+    /// -L with -w or -m in UTF-8 (`Pass::Widths { alone: false }`) from `buf[from..]`, with table look-ups:
+    /// `width_block` measures each window and finds its characters, words come from masks and byte patterns. The
+    /// general window would decode each non-ASCII character, far more costly (benches/RESULTS.md, "Figures behind
+    /// code comments"). Returns where it stopped: before a window lacking three bytes after it, past a space's tail.
     #[inline(always)]
     pub(super) fn widths_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         if !self.width_lookups(m, buf.len()) || from + 67 > buf.len() {
@@ -126,8 +123,7 @@ impl Counter<'_> {
         }
     }
 
-    /// [`Self::widths_run`] with the multibyte spaces `spaces` (where words are counted) found
-    /// `HOW` (see `Masks::patterns_how`).
+    /// [`Self::widths_run`] with multibyte spaces `spaces` (if words are counted) found `HOW` (`Masks::patterns_how`).
     #[inline(always)]
     fn widths_windows<B: Block64, const HOW: u8>(
         &mut self,
@@ -160,21 +156,18 @@ impl Counter<'_> {
             }
             i += 64;
         }
-        // The last bytes of a space that began in the last window: no line end, no character,
-        // their width counted where it began.
+        // The tail of a space begun in the last window: no line end, no character, its width counted where it began.
         i + carry.count_ones() as usize
     }
 
-    /// Whether `width_block` measures a chunk of `len` bytes: UTF-8, a kernel with table
-    /// look-ups, and tables that pay for it (`WideClasses::tables_pay`).
+    /// Whether `width_block` measures a `len`-byte chunk: UTF-8, look-ups, tables that pay (`WideClasses::tables_pay`).
     #[inline(always)]
     fn width_lookups<B: Block64>(&self, m: Masks<B>, len: usize) -> bool {
         self.utf8 && m.lookups_pay() && self.classes.wide.tables_pay(len)
     }
 
-    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line `pos`
-    /// wide at `start`. Returns where it stopped, or None (`line_pos` set to `pos`) when a window
-    /// there could not be measured: the caller measures from `start` by other means.
+    /// Measures `buf[start..]` exactly through at least `to` with `line_block`, the line `pos` wide at `start`.
+    /// Returns where it stopped, or None (`line_pos` set to `pos`) if a window there fails: the caller then does.
     #[inline(always)]
     pub(super) fn measure<B: Block64>(
         &mut self,
@@ -211,11 +204,10 @@ impl Counter<'_> {
         Some(at)
     }
 
-    /// The widths of a UTF-8 window at `buf[at..]` (which must hold the three bytes after it), by
-    /// table look-ups only. A valid character's width is in its row's table (the C library's
-    /// answers, see `WideClasses`): one vector look-up a row, or a lead byte where the row has one
-    /// width (most CJK, Hangul). Counting the bits of characters one column or more wide, and two,
-    /// gives the lines' widths. Returns where characters begin (invalid bytes begin none).
+    /// The widths of a UTF-8 window at `buf[at..]` (holding the three bytes after it), by table look-ups only. A
+    /// valid character's width is in its row's table (the C library's, see `WideClasses`): one vector look-up a row,
+    /// or a lead byte where the row has one width (most CJK, Hangul). Counting the bits of characters one column or
+    /// more wide, and two, gives the lines' widths. Returns where characters begin (invalid bytes begin none).
     #[inline(always)]
     pub(super) fn width_block<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, at: usize) -> u64 {
         let w = buf.array::<67>(at);
@@ -232,8 +224,7 @@ impl Counter<'_> {
         };
         // Two-byte forms: a row of 64 code points per lead byte.
         add(self.row_widths(m, two, 0, b0, b1));
-        // Each group takes its first character's bit too: in a mapped file another writer may
-        // change a byte between its reads, and the loop must still end.
+        // Groups take their first character's bit too: the loop ends though another writer changes a mapped byte.
         let mut todo = three;
         while todo != 0 {
             let p = todo.trailing_zeros() as usize;

@@ -20,9 +20,8 @@ pub(super) enum Window {
     Widths,
 }
 
-/// What the caller of a window's count knows of the input: UTF-8, multibyte, words counted. As
-/// constants, the window is compiled for its case alone: the other cases' code, kept live in the
-/// loops, spills registers (benches/RESULTS.md, "Figures behind code comments").
+/// What a window's caller knows (UTF-8, multibyte, words counted), as constants: compiled for its case alone, the
+/// window spills no registers for other cases' code (benches/RESULTS.md, "Figures behind code comments").
 #[derive(Clone, Copy)]
 pub(super) struct Known {
     pub utf8: bool,
@@ -93,13 +92,11 @@ impl Counter<'_> {
         }
     }
 
-    /// A 64-byte window at `buf[at..]`: for -L (`WIDTH`) in a single-byte or UTF-8 locale, else
-    /// for UTF-8 windows that hold non-ASCII bytes. Lines, white space and characters come from
-    /// masks; only the "events" are visited: with `WIDTH` the controls, and the bytes that may
-    /// begin a character (UTF-8 leads; in a single-byte locale every byte above 0x7f, unless none
-    /// is printable). Other bytes above 0x7f are invalid (word bytes, no character, no width) or a
-    /// lead's. Returns the bytes used, before any character crossing the window's end (0: leave
-    /// the window to the character loop).
+    /// A 64-byte window at `buf[at..]`: for -L (`WIDTH`) in a single-byte or UTF-8 locale, else for UTF-8 windows
+    /// with non-ASCII bytes. Lines, white space and characters come from masks; only the "events" are visited: with
+    /// `WIDTH` the controls, and bytes that may start a character (UTF-8 leads; in a single-byte locale every byte
+    /// above 0x7f, unless none is printable). Other high bytes are invalid (word bytes, no character, no width) or a
+    /// lead's. Returns the bytes used, before any character crossing the window's end (0: for the character loop).
     #[inline(always)]
     pub(super) fn line_block<B: Block64, const WIDTH: bool>(
         &mut self,
@@ -112,8 +109,7 @@ impl Counter<'_> {
         let mut space = if known.words { m.ascii_space(block, self.classes.space_high) } else { 0 };
         let high = m.high(block);
         let controls = if WIDTH { m.controls(block) } else { 0 };
-        // `high`: the bytes above 0x7f, counted out of characters; `hidden`: those that are not
-        // events, counted out of a run's width.
+        // `high` (bytes above 0x7f) is taken off the characters, `hidden` (those not events) off a run's width.
         let (high, hidden, mut events) = if known.utf8 && high == 0 {
             (0, 0, controls)
         } else if known.utf8 {
@@ -134,10 +130,9 @@ impl Counter<'_> {
         let mut pos = self.line_pos;
         let mut longest = self.counts.max_line_length;
         let mut wide_chars = 0u64;
-        // -L alone: a line grows by at most one column a byte, eight at a TAB (a character is at
-        // most as wide as its encoding is long, other controls have no width, CR and FF end
-        // lines). So where the window has a line end and even the running line plus the whole
-        // window cannot pass the longest, only what follows its last line end is measured.
+        // -L alone: a line grows at most one column a byte, eight at a TAB (a character is no wider than its encoding
+        // is long, other controls have no width, CR and FF end lines). Where the window has a line end and the
+        // running line plus the window cannot pass the longest, only what follows its last line end is measured.
         let lf = m.eq(block, b'\n');
         if WIDTH && lf != 0 && self.pass == (Pass::Widths { alone: true }) {
             let tabs = if controls & !lf != 0 { m.eq(block, b'\t').count_ones() } else { 0 };

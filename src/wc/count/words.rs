@@ -5,11 +5,10 @@ use super::Counter;
 use crate::platform::simd::{BY_COMPARES, BY_SELECTION, BY_TOP, Block64, BytePatterns, Masks, TALLY_MAX};
 use crate::platform::{self, Changing};
 
-/// When to look for the lead bytes of multibyte spaces before looking the spaces up by table
-/// (`WordWindows::sparse`). The look-up costs more than the rest of a window's count, and most
-/// windows of most scripts hold no such lead (Arabic, Devanagari, Hangul: all; Chinese: half).
-/// Where nearly every window holds one (kana share U+3000's lead), looking first only adds: the
-/// filter stands aside for a while when over three windows in four of a sampled batch hold one.
+/// When to look for the leads of multibyte spaces before looking spaces up by table (`WordWindows::sparse`). The
+/// look-up costs more than the rest of a window's count, and most windows of most scripts hold no such lead (Arabic,
+/// Devanagari, Hangul: all; Chinese: half). Where nearly every window holds one (kana share U+3000's lead), looking
+/// first only adds: the filter stands aside a while when over three windows in four of a sampled batch hold one.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct LeadFilter {
     pub(super) off: bool,
@@ -50,11 +49,10 @@ impl LeadFilter {
 }
 
 impl Counter<'_> {
-    /// UTF-8 words (with lines and bytes), without -m or -L. A window's white space is its ASCII
-    /// white space plus the bytes of the multibyte spaces that begin in it (`utf8::utf8_spaces`);
-    /// words end where white space follows a word byte. Stops two bytes before the chunk's end,
-    /// never inside a multibyte space (any other character it cuts is word bytes anyway), and
-    /// returns where. Windows go in batches of one kind (`LeadFilter`, [`WordWindows`]).
+    /// UTF-8 words (with lines and bytes), without -m or -L. A window's white space is its ASCII white space plus the
+    /// bytes of the multibyte spaces that begin in it (`utf8::utf8_spaces`); words end where white space follows a
+    /// word byte. Stops two bytes before the chunk's end, never inside a multibyte space (any other character it cuts
+    /// is word bytes anyway), and returns where. Windows go in batches of one kind (`LeadFilter`, [`WordWindows`]).
     #[inline(always)]
     pub(super) fn words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // No spaces' patterns for an input too short for a window: they cost a few hundred
@@ -96,9 +94,8 @@ impl Counter<'_> {
         i
     }
 
-    /// Words (with lines and bytes) in a single-byte locale whose ASCII white space is the usual
-    /// one, without -L: a window's white space is its ASCII white space and the locale's one such
-    /// byte above 0x7f, if any; line ends go into a tally. Returns where it stopped.
+    /// Words (with lines and bytes) without -L in a single-byte locale with the usual ASCII white space, plus the
+    /// locale's one such byte above 0x7f, if any; line ends go into a tally. Returns where it stopped.
     #[inline(always)]
     pub(super) fn unibyte_words_run<B: Block64>(&mut self, m: Masks<B>, buf: Changing<'_>, from: usize) -> usize {
         // A loop for each kind of locale, with a white-space byte above 0x7f and without, so that

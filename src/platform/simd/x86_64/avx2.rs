@@ -29,8 +29,7 @@ pub struct Avx2Mask([__m256i; 2]);
 /// four shuffles, chosen by bits 4 and 5 shifted up to blendv's bit 7 (spilling where it ignores).
 ///
 /// # Safety
-/// The CPU has AVX2 (as for every function here: they inline into `with_avx2`; none is a
-/// closure, which would not be compiled for AVX2).
+/// The CPU has AVX2, as for all functions here (inlined into `with_avx2`; a closure would not be compiled for it).
 #[inline(always)]
 unsafe fn look64(q: &[__m256i; 4], idx: __m256i) -> __m256i {
     // SAFETY: the caller's guarantee.

@@ -1,6 +1,5 @@
-//! AVX-512 (BW): a block is one register, and a compare gives a 64-bit mask register with no
-//! bytes to gather. The work runs in a function compiled for AVX-512 and for AVX2, BMI1/2,
-//! POPCNT and LZCNT, so that the families' AVX2 kernels run in it too.
+//! AVX-512 (BW): a block is one register, and a compare a 64-bit mask register with no bytes to gather. The work runs
+//! in a function compiled for AVX-512, AVX2, BMI1/2, POPCNT and LZCNT, so the families' AVX2 kernels run there too.
 
 use crate::platform::cpu::Features;
 use crate::platform::simd::block::{Block64, Mask, lanewise};
@@ -10,8 +9,7 @@ use std::arch::x86_64::*;
 /// Runs `work` with the AVX-512 masks, compiled for AVX-512.
 ///
 /// # Safety
-/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and every feature in
-/// `features`.
+/// The CPU has AVX-512F and BW, AVX2, BMI1, BMI2, POPCNT and LZCNT, and every feature in `features`.
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
 pub unsafe fn with_avx512<W: WithMasks>(work: W, features: Features) -> W::Output {

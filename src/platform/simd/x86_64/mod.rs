@@ -1,11 +1,9 @@
-//! x86-64: SSE2 (part of every x86-64 CPU), AVX2 and AVX-512, which `with_masks` runs where the
-//! CPU has them, and the kernels of the families that need more than the block's primitives:
-//! cat's notation (AVX2's shuffles, AVX-512 VBMI2's permutes) and the UTF-8 checks (AVX2's of
-//! one- and three-byte forms, AVX-512 VBMI's batch check).
+//! x86-64: SSE2 (part of every x86-64 CPU), AVX2 and AVX-512, which `with_masks` runs where the CPU has them, and the
+//! kernels of the families that need more than the block's primitives: cat's notation (AVX2's shuffles, AVX-512
+//! VBMI2's permutes) and the UTF-8 checks (AVX2's of one- and three-byte forms, AVX-512 VBMI's batch check).
 
 mod avx2;
-// Built where the compiler has the AVX-512 intrinsics (from Rust 1.89; see build.rs), so
-// that clippy holds them to that version, not to the crate's rust-version.
+// Built where the compiler has the AVX-512 intrinsics (Rust 1.89, build.rs); clippy checks them for that version.
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
 mod avx512;

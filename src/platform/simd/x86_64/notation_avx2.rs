@@ -1,15 +1,13 @@
-//! `cat -v`'s notation of whole blocks with AVX2 ([`super::super::Notation::Shuffles`]): each
-//! byte's four fields (`M`, `-`, `^` or `$`, the character) built by two levels of byte
-//! interleaves, and each four bytes' used fields packed by one shuffle from a 256-entry table.
-//! A block costs the same however many bytes need notation, which pays where most do (binary
-//! data, non-Latin text) and `cat`'s per-byte steps are costly. Also AVX-512's without VBMI2.
+//! `cat -v`'s notation of whole blocks with AVX2 ([`super::super::Notation::Shuffles`]): each byte's four fields
+//! (`M`, `-`, `^` or `$`, the character) built by two levels of byte interleaves, and each four bytes' used fields
+//! packed by one shuffle from a 256-entry table. A block costs the same however many bytes need notation, which pays
+//! where most do (binary data, non-Latin text) and `cat`'s per-byte steps are costly. Also AVX-512's without VBMI2.
 
 use super::splat8;
 use std::arch::x86_64::*;
 
-/// The shuffles of [`notation32`]: for four bytes whose fields are used as the index says (byte
-/// i's `M-` bit 2i, its `^` or `$` bit 2i + 1; the character always), the shuffle that packs the
-/// used fields together, and how many there are.
+/// The shuffles of [`notation32`]: for four bytes whose fields are used as the index says (byte i's `M-` bit 2i, its
+/// `^` or `$` bit 2i + 1; the character always), the shuffle packing the used fields together and their number.
 struct NotationShuffles {
     shuffles: [[u8; 16]; 256],
     lens: [u8; 256],
@@ -81,8 +79,7 @@ unsafe fn notation32(x: __m256i, tabs: bool, ends: bool, out: *mut u8, mut at: u
             _mm256_unpacklo_epi16(m_dash, pairs[1]),
             _mm256_unpackhi_epi16(m_dash, pairs[1]),
         ];
-        // Each byte's two index bits, combined four bytes to an index byte: the indexes of bytes
-        // 0-15 in `low_lane`, of 16-31 in `high_lane`.
+        // Two index bits a byte, four bytes to an index byte: bytes 0-15's in `low_lane`, 16-31's in `high_lane`.
         let used = _mm256_or_si256(_mm256_and_si256(meta, byte(1)), _mm256_and_si256(prefixed, byte(2)));
         let pairs_of_bytes = _mm256_maddubs_epi16(used, _mm256_set1_epi16(0x0401));
         let fours = _mm256_madd_epi16(pairs_of_bytes, _mm256_set1_epi32(0x0010_0001));

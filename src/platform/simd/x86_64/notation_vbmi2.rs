@@ -5,12 +5,11 @@
 use super::load512;
 use std::arch::x86_64::*;
 
-/// `Masks::notation` of the whole blocks of `input`. Each byte becomes four fields (`M`, `-`, `^`
-/// or `$`, the character), from two planes a block: the character (bit 7 kept: set where `M-` is
-/// needed) and the `^`/`$` field (0 when unused). A two-source permute spreads each 16 bytes to
-/// their fields, fields 0 and 1 from the character too, for its bit 7. One test finds the used
-/// fields (bit 7 in fields 0 and 1, non-zero in field 2, field 3 always). One ternary-logic op
-/// writes `M-` into fields 0 and 1 and clears bit 7 elsewhere. The used fields are compressed and
+/// `Masks::notation` of the whole blocks of `input`. Each byte becomes four fields (`M`, `-`, `^` or `$`, the
+/// character), from two planes a block: the character (bit 7 kept: set where `M-` is needed) and the `^`/`$` field (0
+/// when unused). A two-source permute spreads each 16 bytes to their fields, fields 0 and 1 from the character too,
+/// for its bit 7. One test finds the used fields (bit 7 in fields 0 and 1, non-zero in field 2, field 3 always). One
+/// ternary-logic op writes `M-` into fields 0 and 1 and clears bit 7 elsewhere. The used fields are compressed and
 /// stored, 64 bytes of which the used are kept. A block that needs no notation is copied.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
 pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut [u8]) -> (usize, usize) {
@@ -21,8 +20,7 @@ pub fn notation_blocks(input: &[u8], show_tabs: bool, show_ends: bool, out: &mut
         std::array::from_fn(|g| std::array::from_fn(|i| (16 * g + i / 4 + if i % 4 == 2 { 0 } else { 64 }) as u8));
     let spread = spread.map(|s| load512(&s));
     let field = |values: [u8; 4]| load512(&std::array::from_fn(|i| values[i % 4]));
-    // Which bits make a field used, and the final fields from the spread ones (`M`, `-`, then
-    // the field's low seven bits): out = m_dash | (v & low7).
+    // What makes a field used; final fields from spread ones (`M`, `-`, low seven bits): out = m_dash | (v & low7).
     let used_bits = field([0x80, 0x80, 0x7f, 0xff]);
     let m_dash = field([b'M', b'-', 0, 0]);
     let low7 = field([0, 0, 0x7f, 0x7f]);

@@ -1,6 +1,5 @@
-//! SSE2, part of every x86-64 CPU: a block is four 16-byte registers. SSE2 has no byte shuffle,
-//! so its table look-ups go one byte at a time (its callers find bytes by compares instead:
-//! `Kernel::table_lookups` is false).
+//! SSE2, part of every x86-64 CPU: a block is four 16-byte registers. SSE2 has no byte shuffle, so its table look-ups
+//! go one byte at a time (its callers find bytes by compares instead: `Kernel::table_lookups` is false).
 
 use crate::platform::simd::Kernel;
 use crate::platform::simd::block::{Block64, Mask, lanewise};
@@ -37,8 +36,7 @@ impl Block64 for Sse2 {
         or: _mm_or_si128(a, b), xor: _mm_xor_si128(a, b), wrapping_sub: _mm_sub_epi8(a, b),
         saturating_sub: _mm_subs_epu8(a, b), saturating_add: _mm_adds_epu8(a, b), max: _mm_max_epu8(a, b),
         eq: _mm_cmpeq_epi8(a, b), lt_signed: _mm_cmplt_epi8(a, b),
-        // Unsigned `a >= b` exactly where `max(a, b) == a`, `a <= b` where `min(a, b) == a`; true
-        // bytes are -1: subtracting counts them.
+        // Unsigned `a >= b` where `max(a, b) == a`, `a <= b` where `min(a, b) == a`; true bytes are -1: minus counts.
         ge: _mm_cmpeq_epi8(_mm_max_epu8(a, b), a), le: _mm_cmpeq_epi8(_mm_min_epu8(a, b), a), count: _mm_sub_epi8(a, b),
     });
 

@@ -1,15 +1,13 @@
-//! The check of UTF-8 text of one- and three-byte characters alone with AVX2
-//! ([`super::super::Utf8Check::LookupsAndThree`]): compares, no table look-ups.
+//! AVX2's check of one- and three-byte characters ([`super::super::Utf8Check::LookupsAndThree`]): no look-ups.
 
 use super::avx2::Avx2;
 use super::splat8;
 use crate::platform::simd::{Block64, prefetch};
 use std::arch::x86_64::*;
 
-/// `Masks::utf8_continuation_three`: the continuation bytes of the whole blocks of `bytes[3..]`
-/// where every character is valid and of one or three bytes, else None. Three-byte forms alone
-/// need no table look-ups, so this costs less than Keiser and Lemire's check of every form
-/// (benches/RESULTS.md, "Figures behind code comments"). With a byte's two before (`p1`, `p2`):
+/// `Masks::utf8_continuation_three`: the continuation bytes of whole blocks of `bytes[3..]` where all characters are
+/// valid, of one or three bytes, else None. Three-byte forms alone need no look-ups: cheaper than Keiser and Lemire's
+/// check of all forms (benches/RESULTS.md, "Figures behind code comments"). With a byte's two before (`p1`, `p2`):
 /// - (a) no `p1` is C0..=DF or F0..=FF (every byte from `bytes[2]` to the one before the last
 ///   block's last, which the next batch checks);
 /// - (b) a byte is a continuation byte exactly where `p1` or `p2` is E0 or above;
@@ -18,9 +16,8 @@ use std::arch::x86_64::*;
 ///   byte that (b) does not), and a lead at `bytes[1]` has a continuation byte after it (with
 ///   another lead there, (b) would take the byte after that for its first).
 ///
-/// So each lead of `bytes[2..]` is E0..=EF with two continuation bytes in its range and no more,
-/// and every continuation byte is one of those: the batch is valid (the unit tests check this
-/// against `utf8_tables::error_at`).
+/// So each lead of `bytes[2..]` is E0..=EF with two continuation bytes in its range and no more, and every
+/// continuation byte is one of those: the batch is valid (the unit tests check this against `utf8_tables::error_at`).
 ///
 /// # Safety
 /// The CPU has AVX2, and the caller is compiled for it (it inlines there).
@@ -30,8 +27,7 @@ pub unsafe fn utf8_continuation_three(bytes: &[u8]) -> Option<u64> {
     if first >= 0xf0 || second >= 0xf0 || (second >= 0xe0 && !(0x80..0xc0).contains(&third)) {
         return None;
     }
-    // SAFETY: the caller's guarantee; each load reads 32 of a 35-byte window's bytes, from
-    // offset 1, 2 or 3.
+    // SAFETY: the caller's guarantee; each load reads 32 of a 35-byte window's bytes, from offset 1, 2 or 3.
     unsafe {
         let zero = _mm256_setzero_si256();
         let (mut tally, mut errors, mut high) = (zero, zero, zero);

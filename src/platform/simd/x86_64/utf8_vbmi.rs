@@ -1,11 +1,9 @@
-//! The UTF-8 batch check (`Masks::utf8_continuation`) with AVX-512 VBMI's byte permute: the same
-//! Keiser-Lemire check and tally in fewer instructions. `vpermb` looks up 64 entries by an index
-//! byte's low six bits, so a 16-entry table repeated four times ignores the two bits above a
-//! nibble: no nibble needs its mask (the high ones are shifted down in 16-bit lanes). A fourth
-//! look-up, by the high nibbles, gives each byte's count (1 for a continuation byte): one
-//! instruction where a compare, its mask spread to bytes and a subtraction took three. It was
-//! never slower than the block masks' loop, and the same loop with `vpshufb` (masks kept) gained
-//! nothing: the masks left out pay (benches/RESULTS.md, "Figures behind code comments").
+//! The UTF-8 batch check (`Masks::utf8_continuation`) with AVX-512 VBMI's byte permute: the same Keiser-Lemire check
+//! and tally in fewer instructions. `vpermb` looks up 64 entries by an index byte's low six bits, so a 16-entry table
+//! repeated four times ignores the two bits above a nibble: no nibble needs its mask (the high ones are shifted down
+//! in 16-bit lanes). A fourth look-up, by the high nibbles, gives each byte's count (1 for a continuation byte): one
+//! instruction where a compare, its mask spread to bytes and a subtraction took three. The masks left out are what
+//! pays: the same loop with `vpshufb` gained nothing (benches/RESULTS.md, "Figures behind code comments").
 
 use super::load512;
 use crate::platform::simd::prefetch;
@@ -23,16 +21,14 @@ const fn repeated(table: &[u8; 16]) -> [u8; 64] {
     wide
 }
 
-/// The look-up tables, repeated.
 static TABLES: [[u8; 64]; 4] =
     [repeated(&BYTE_1_HIGH), repeated(&BYTE_1_LOW), repeated(&BYTE_2_HIGH), repeated(&CONTINUATION)];
 
 /// 1 for the high nibbles of continuation bytes (0x80..=0xBF).
 const CONTINUATION: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0];
 
-/// `Masks::utf8_continuation` (the same answer: the continuation bytes of the whole blocks of
-/// `bytes[3..]`, each checked with the three bytes before it, or None at an error); at most
-/// `UTF8_BLOCKS_MAX` blocks, each byte counter taking one a block.
+/// `Masks::utf8_continuation` (the continuation bytes of the whole blocks of `bytes[3..]`, each checked with the
+/// three bytes before it, or None at an error); at most `UTF8_BLOCKS_MAX` blocks, a counter taking one a block.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub fn utf8_continuation(bytes: &[u8]) -> Option<u64> {
     debug_assert!(bytes.len() <= 64 * crate::platform::simd::utf8::UTF8_BLOCKS_MAX + 3);

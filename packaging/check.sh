@@ -276,9 +276,10 @@ check_homebrew() {
 }
 
 # Reproducible builds: the .debs built twice, from directories of other names and depths, with
-# another umask and time zone, must be the same bytes (diffoscope shows where they differ when
-# they do); so must the binaries of `cargo build --release` from the work tree and from a copy
-# of it elsewhere.
+# another umask, time zone and locale (what reprotest varies that matters here; the date is held
+# by SOURCE_DATE_EPOCH from debian/changelog), must be the same bytes (diffoscope shows where
+# they differ when they do); so must the binaries of `cargo build --release` from the work tree
+# and from a copy of it elsewhere, in the other locale and time zone.
 check_reproducible() {
   say "reproducible: the .debs built twice, in two directories"
   local repro=/tmp/rapidutils-repro one two f name differ=0 debs_one debs_two
@@ -287,9 +288,9 @@ check_reproducible() {
   two=$repro/elsewhere/second/build
   # The unit tests (DEB_BUILD_OPTIONS=nocheck) have no part in the packages.
   (export DEB_BUILD_OPTIONS=nocheck
-    build_deb "$one"
+    LC_ALL=C TZ=UTC build_deb "$one"
     umask 0002
-    TZ=Pacific/Kiritimati build_deb "$two")
+    LC_ALL=C.UTF-8 LANGUAGE=fr:de TZ=Pacific/Kiritimati build_deb "$two")
   for f in "$one"/*.deb; do
     name=${f##*/}
     if cmp "$f" "$two/$name"; then
@@ -307,7 +308,8 @@ check_reproducible() {
   cargo build --quiet --release --locked --bins
   mkdir -p "$repro/copy"
   tar -xzf "$src" -C "$repro/copy"
-  (cd "$repro/copy/rapidutils-$version" && cargo build --quiet --release --locked --bins)
+  (cd "$repro/copy/rapidutils-$version" && umask 0002 &&
+    LC_ALL=C.UTF-8 LANGUAGE=fr:de TZ=Pacific/Kiritimati cargo build --quiet --release --locked --bins)
   for name in rapidutils cat wc yes; do
     f=$repro/copy/rapidutils-$version/target/release/$name
     cmp "target/release/$name" "$f" || die "target/release/$name differs when built in $repro/copy"

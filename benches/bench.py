@@ -1070,7 +1070,10 @@ def main():
         {"yes": suite_yes, "cat": suite_cat, "wc": suite_wc, "scripts": suite_scripts,
          "startup": suite_startup}[suite](args)
     if args.update_readme:
-        update_readme("python3 benches/bench.py " + " ".join(sys.argv[1:]))
+        # (A baseline build is another column of the run, not of the table: its path is left out.)
+        argv = sys.argv[1:]
+        shown = [a for i, a in enumerate(argv) if a != "--baseline" and (i == 0 or argv[i - 1] != "--baseline")]
+        update_readme("python3 benches/bench.py " + " ".join(shown))
 
 
 if __name__ == "__main__":

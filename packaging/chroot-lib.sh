@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Shared by chroot-test.sh and distro-build.sh (sourced): the Debian archive for fresh chroots,
-# and their safe removal.
+# Shared by chroot-test.sh, distro-build.sh and uninstall-test.sh (sourced): the Debian archive
+# for fresh chroots, and their safe removal.
 
 # The Debian archive the host uses (deb.debian.org when it names none), with the host's
 # keyring; a host whose mirror is a snapshot accepts its old Release files, and the chroots
@@ -23,4 +23,12 @@ remove_chroot() {
   else
     rm -rf --one-file-system "$dir"
   fi
+}
+
+# The chroots a script has made, which `trap remove_roots EXIT` removes with what is mounted in
+# them (the host's /dev is bound into some) however the script ends.
+roots=()
+remove_roots() {
+  local r
+  for r in "${roots[@]}"; do remove_chroot "$r"; done
 }

@@ -39,13 +39,7 @@ command -v mmdebstrap > /dev/null || die "needs mmdebstrap (make check-distro-bu
 # shellcheck source=packaging/chroot-lib.sh
 . packaging/chroot-lib.sh
 
-roots=()
-# Removes the chroots, and what is mounted in them (the host's /dev is bound into one).
-cleanup() {
-  local r
-  for r in "${roots[@]}"; do remove_chroot "$r"; done
-}
-trap cleanup EXIT
+trap remove_roots EXIT
 
 # A fresh minimal chroot of SUITE at a new directory, $made, with PACKAGES, /proc mounted. (Not
 # in a command substitution: its subshell's `roots` would not reach cleanup.)

@@ -31,12 +31,7 @@ for t in rapidutils cat wc yes; do [ -x "$binaries/$t" ] || die "no $binaries/$t
 # shellcheck source=packaging/chroot-lib.sh
 . packaging/chroot-lib.sh
 
-roots=()
-cleanup() {
-  local r
-  for r in "${roots[@]}"; do remove_chroot "$r"; done
-}
-trap cleanup EXIT
+trap remove_roots EXIT
 mkdir -p "$out"
 
 failed=0

@@ -42,7 +42,7 @@ command -v mmdebstrap > /dev/null || die "needs mmdebstrap (make check-distro-bu
 trap remove_roots EXIT
 
 # A fresh minimal chroot of SUITE at a new directory, $made, with PACKAGES, /proc mounted. (Not
-# in a command substitution: its subshell's `roots` would not reach cleanup.)
+# in a command substitution: its subshell's `roots` would not reach remove_roots.)
 made=
 make_chroot() {
   local suite=$1 packages=$2 root
@@ -136,7 +136,7 @@ for suite in "${suites[@]}"; do
   chroot "$fresh" sh -c 'cd /src && make uninstall' >> "$log" 2>&1 || die "$suite: make uninstall failed"
   [ ! -e "$fresh/usr/local/bin/rapidutils" ] || die "$suite: make uninstall left /usr/local/bin/rapidutils"
   echo "$suite: make install built with $(chroot "$fresh" rustc --version) (apt's), yes | cat -n | wc -l ran, make uninstall removed it"
-  cleanup
+  remove_roots
   roots=()
   echo "$suite: done in $((SECONDS - start)) s"
 done

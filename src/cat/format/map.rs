@@ -10,8 +10,10 @@ use crate::platform::{self, Changing};
 /// notate goes byte by byte), plus 1 + 255 (the compiler's bound on a notation), plus the 64 bytes a copy writes.
 pub(super) const SLOT: usize = 128 + 256 + 64;
 
-/// Steps of [`map_block`] between two tests of whether a block has bytes left.
-const STEPS: usize = 4;
+/// Steps of [`map_block`] between two tests of whether a block has bytes left. Two, not four: most blocks of text have
+/// one to three bytes to notate, and idle steps cost more than the exits they save (benches/RESULTS.md, "Figures
+/// behind code comments").
+const STEPS: usize = 2;
 
 /// An area: a part of the output of fixed size that the blocks of `AREA_INPUT` bytes are written
 /// into, so that no block checks its slot's bounds or reloads their limits. Their worst case (4
@@ -78,9 +80,9 @@ fn map_marked<B: Block64>(m: Masks<B>, input: Changing<'_>, marked: Marked, out:
 /// Maps the first `len` bytes of `src` (at most 64) to the start of `dst` (`table`: `marked`'s); returns the output's
 /// length. Up to 65 bytes past the block are read, and written past its output to be overwritten. The block is copied
 /// whole; after each byte to look up, its notation is stored and the block's rest copied again further on. Steps go
-/// four at a time without a branch (a step past the last byte copies the block's end again): how many bytes a block
-/// notates varies at random, and a loop stopping at the last would mispredict nearly every block. A block with many
-/// goes to the kernel's notation where there is one, else byte by byte.
+/// [`STEPS`] at a time without a branch (a step past the last byte copies the block's end again): how many bytes a
+/// block notates varies at random, and a loop stopping at the last would mispredict nearly every block. A block with
+/// many goes to the kernel's notation where there is one, else byte by byte.
 #[inline(always)]
 fn map_block<B: Block64>(
     m: Masks<B>,
@@ -199,8 +201,8 @@ mod tests {
             input.push(if trial % 2 == 0 { b'\n' } else { b'\t' });
         }
         inputs.push((input, "densities in turn".to_string()));
-        // Blocks with 0 to 24, 48 and 64 bytes to notate (steps go four at a time, byte by byte
-        // above 16), at random places, first and last byte among them; any byte value to notate.
+        // Blocks with 0 to 24, 48 and 64 bytes to notate (steps go `STEPS` at a time, byte by
+        // byte above 16), at random places, first and last byte among them; any byte value to notate.
         for shift in 0..3 {
             let mut input = vec![b'x'; shift];
             for count in (0..=24).chain([48, 64]).chain((0..=24).rev()) {

@@ -413,6 +413,44 @@ def suite_yes(args):
                 lambda name, argv: pipe_throughput(argv + [word], mode, nbytes[name], args.cross_core), bad)
     where = "producer CPU 0, reader CPU 1" if args.cross_core else "both ends on CPU 0"
     report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results, wrong=wrong)
+    if shutil.which("pv"):
+        suite_yes_pv(args, impls, wrong.get("yes into splice reader, line 2 B", {}))
+
+
+def pv_throughput(producer, nbytes):
+    """GiB/s of `producer | pv -q -S -s nbytes > /dev/null` as a user types it: no pinning, the
+    whole pipeline timed from its start (a producer's start-up is a millisecond of half a second)."""
+    env, producer = split_env(producer)
+    start = time.perf_counter()
+    prod = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    pv = subprocess.Popen(["pv", "-q", "-S", "-s", str(nbytes)], stdin=prod.stdout, stdout=subprocess.DEVNULL)
+    prod.stdout.close()
+    if pv.wait() != 0:
+        raise RuntimeError(f"{producer} | pv: pv exited with {pv.returncode}")
+    secs = time.perf_counter() - start
+    prod.wait()
+    return nbytes / secs / (1 << 30)
+
+
+def suite_yes_pv(args, impls, wrong):
+    """`yes | pv`, the first thing a user tries: pv splices 1 MiB at a time; neither end is pinned,
+    so the scheduler places them as it does for the user (rounds spread more than pinned rows)."""
+    case = "yes \\| pv, as typed (not pinned)"
+    target_secs = 0.1 if args.quick else 0.5
+    nbytes = {}
+    for name, argv in impls.items():
+        try:
+            probe = pv_throughput(argv, 256 << 20)
+        except (RuntimeError, ValueError):
+            if name not in wrong:
+                raise
+            continue
+        nbytes[name] = max(256 << 20, int(probe * target_secs * (1 << 30)) // 4096 * 4096)
+    rounds = max(args.rounds, 5)
+    results = {case: timed_rounds({n: a for n, a in impls.items() if n in nbytes}, rounds,
+                                  lambda name, argv: pv_throughput(argv, nbytes[name]), wrong)}
+    report(f"yes | pv -q -S -s N > /dev/null (not pinned; {rounds} rounds)", "GiB/s, median", results,
+           wrong={case: wrong} if wrong else None)
 
 
 BENCH_DIR = "/tmp/ru-bench"

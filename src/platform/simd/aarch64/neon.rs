@@ -1,8 +1,7 @@
-//! NEON, part of the aarch64 Linux and macOS targets' baseline, so every CPU the build runs on
-//! has it. A block is four 16-byte registers; a mask's bits are gathered by pairwise additions.
+//! NEON's block: four 16-byte registers; a mask's bits are gathered by pairwise additions.
 
-use super::Kernel;
-use super::block::{Block64, Mask, lanewise};
+use crate::platform::simd::Kernel;
+use crate::platform::simd::block::{Block64, Mask, lanewise};
 use core::arch::aarch64::*;
 
 /// 64 bytes in four NEON registers.

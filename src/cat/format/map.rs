@@ -3,7 +3,7 @@
 
 use super::notation::{Marked, Shown, Table};
 use super::out::{OutBuf, put_shown_at};
-use crate::platform::simd::{Block64, Masks, Notation};
+use crate::platform::simd::{Block64, Kernel, Masks, Notation};
 use crate::platform::{self, Changing};
 
 /// One block's output room in [`map_block`]: where a notation may start, below 128 (a block with over 16 bytes to
@@ -14,6 +14,16 @@ pub(super) const SLOT: usize = 128 + 256 + 64;
 /// one to three bytes to notate, and idle steps cost more than the exits they save (benches/RESULTS.md, "Figures
 /// behind code comments").
 const STEPS: usize = 2;
+
+/// How many bytes to notate a block may have and still go by the steps, where the kernel has a notation of its own.
+/// On x86-64, two passes of steps, as timed. NEON's notation costs more a block (16 bytes a register): qemu counts
+/// fewer instructions for the steps up to eight bytes (benches/RESULTS.md, "Figures behind code comments").
+const fn dense_above(kernel: Kernel) -> usize {
+    match kernel {
+        Kernel::Neon => 8,
+        _ => 2 * STEPS,
+    }
+}
 
 /// An area: a part of the output of fixed size that the blocks of `AREA_INPUT` bytes are written
 /// into, so that no block checks its slot's bounds or reloads their limits. Their worst case (4
@@ -94,8 +104,8 @@ fn map_block<B: Block64>(
 ) -> usize {
     let mut mask = marked.mask(m, src.array(0), src.byte(64) == b'\n') & (u64::MAX >> (64 - len));
     if let Marked::Nonprinting { tabs, ends } = marked {
-        // The kernel's notation costs the same for any block: three passes of steps cost more.
-        let dense = len == 64 && mask.count_ones() as usize > 2 * STEPS;
+        // The kernel's notation costs the same for any block: from a number of bytes on, the steps cost more.
+        let dense = len == 64 && mask.count_ones() as usize > dense_above(B::KERNEL);
         if dense && m.families().notation != Notation::Steps {
             let (_, written) = m.notation(src.all().range(..64), tabs, ends, &mut dst[..256]);
             return written;

@@ -43,7 +43,8 @@ pub enum Notation {
     /// AVX-512 VBMI2: byte permutes and compresses, cheaper than `cat`'s own steps on every
     /// block, so every whole block of a chunk goes through it (`x86_64/notation_vbmi2.rs`).
     Permutes,
-    /// AVX2: interleaves and a shuffle from a table per four bytes, for blocks with much to notate (`notation_avx2`).
+    /// AVX2 and NEON: interleaves and a shuffle from a table per four bytes (`NOTATION_SHUFFLES`), for blocks with
+    /// much to notate (`x86_64/notation_avx2.rs`, `aarch64/notation_neon.rs`).
     Shuffles,
     /// None: `cat` maps every byte itself.
     Steps,
@@ -59,8 +60,8 @@ pub fn choose(kernel: Kernel, features: Features) -> Notation {
     match kernel {
         // (PERMUTES_FEATURES, which a test holds to this.)
         Kernel::Avx512 if features.avx512vbmi && features.avx512vbmi2 => Notation::Permutes,
-        Kernel::Avx512 | Kernel::Avx2 => Notation::Shuffles,
-        Kernel::Neon | Kernel::Sse2 | Kernel::Portable => Notation::Steps,
+        Kernel::Avx512 | Kernel::Avx2 | Kernel::Neon => Notation::Shuffles,
+        Kernel::Sse2 | Kernel::Portable => Notation::Steps,
     }
 }
 
@@ -83,7 +84,63 @@ impl<B: Block64> Masks<B> {
                 return unsafe { super::x86_64::notation_avx2::notation_blocks(input, tabs, ends, out) };
             }
         }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
+        if B::KERNEL == Kernel::Neon && self.families().notation == Notation::Shuffles {
+            return super::aarch64::notation_neon::notation_blocks(input, tabs, ends, out);
+        }
         let _ = (input, tabs, ends, out);
         (0, 0)
     }
 }
+
+/// The kernels with a table of shuffles: AVX2's and NEON's.
+#[cfg(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
+))]
+mod shuffles {
+    /// The table of [`super::Notation::Shuffles`]: for four bytes whose fields (`M`, `-`, `^` or `$`, the character)
+    /// are used as the index says (byte i's `M-` bit 2i, its `^` or `$` bit 2i + 1; the character always), the
+    /// shuffle packing the used fields of those four bytes' 16 together, and their number. An unused place is 0x80,
+    /// out of range: both sets' shuffles give 0 there.
+    pub struct NotationShuffles {
+        pub shuffles: [[u8; 16]; 256],
+        pub lens: [u8; 256],
+    }
+
+    const fn notation_shuffles() -> NotationShuffles {
+        let mut t = NotationShuffles { shuffles: [[0x80; 16]; 256], lens: [0; 256] };
+        let mut index = 0;
+        while index < 256 {
+            let mut n = 0;
+            let mut i = 0;
+            while i < 4 {
+                let (meta, prefix) = (index >> (2 * i) & 1 != 0, index >> (2 * i + 1) & 1 != 0);
+                let mut field = 4 * i;
+                while field < 4 * i + 4 {
+                    let used = match field % 4 {
+                        0 | 1 => meta,
+                        2 => prefix,
+                        _ => true,
+                    };
+                    if used {
+                        t.shuffles[index][n] = field as u8;
+                        n += 1;
+                    }
+                    field += 1;
+                }
+                i += 1;
+            }
+            t.lens[index] = n as u8;
+            index += 1;
+        }
+        t
+    }
+
+    pub static NOTATION_SHUFFLES: NotationShuffles = notation_shuffles();
+}
+#[cfg(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
+))]
+pub(super) use shuffles::NOTATION_SHUFFLES;

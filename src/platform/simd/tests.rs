@@ -375,8 +375,8 @@ fn notation_writes_every_byte_as_cat_v_does() {
             }
         }
     }
-    // AVX2 and AVX-512 build notation in registers.
-    for kernel in [Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.is_available()) {
+    // AVX2, AVX-512 and NEON build notation in registers.
+    for kernel in [Kernel::Avx2, Kernel::Avx512, Kernel::Neon].into_iter().filter(|k| k.is_available()) {
         assert_ne!(Runner::Kernel(kernel).families().notation, Notation::Steps, "{kernel:?}");
     }
     if Kernel::Avx512.in_build() && !kinds.contains(&Notation::Permutes) {

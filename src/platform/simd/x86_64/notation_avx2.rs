@@ -4,45 +4,8 @@
 //! where most do (binary data, non-Latin text) and `cat`'s per-byte steps are costly. Also AVX-512's without VBMI2.
 
 use super::splat8;
+use crate::platform::simd::notation::NOTATION_SHUFFLES;
 use std::arch::x86_64::*;
-
-/// The shuffles of [`notation32`]: for four bytes whose fields are used as the index says (byte i's `M-` bit 2i, its
-/// `^` or `$` bit 2i + 1; the character always), the shuffle packing the used fields together and their number.
-struct NotationShuffles {
-    shuffles: [[u8; 16]; 256],
-    lens: [u8; 256],
-}
-
-const fn notation_shuffles() -> NotationShuffles {
-    let mut t = NotationShuffles { shuffles: [[0x80; 16]; 256], lens: [0; 256] };
-    let mut index = 0;
-    while index < 256 {
-        let mut n = 0;
-        let mut i = 0;
-        while i < 4 {
-            let (meta, prefix) = (index >> (2 * i) & 1 != 0, index >> (2 * i + 1) & 1 != 0);
-            let mut field = 4 * i;
-            while field < 4 * i + 4 {
-                let used = match field % 4 {
-                    0 | 1 => meta,
-                    2 => prefix,
-                    _ => true,
-                };
-                if used {
-                    t.shuffles[index][n] = field as u8;
-                    n += 1;
-                }
-                field += 1;
-            }
-            i += 1;
-        }
-        t.lens[index] = n as u8;
-        index += 1;
-    }
-    t
-}
-
-static NOTATION_SHUFFLES: NotationShuffles = notation_shuffles();
 
 /// `cat -v` notation of the 32 bytes `x` at `out[at..]` (see `Masks::notation`); returns where
 /// it ends. The fields are `M`, `-`, `^` or `$` or nothing, and the character with bit 7 cleared

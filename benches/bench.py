@@ -14,7 +14,8 @@ Throughput into a pipe is measured by benches/pipe_reader.rs (built as a cargo e
 starts its clock at the first byte, so no producer start-up lands inside the timing. By default
 producer and reader are pinned to the same CPU (taskset -c 0): on 2-vCPU VMs a pipe whose ends
 sit on different CPUs swings wildly; --cross-core pins them to CPUs 0 and 1 instead (`cat` of a
-file into a pipe is timed both ways in every run).
+file into a pipe is timed both ways in every run). Where pv is installed, the yes suite ends with
+`yes | pv` as a user types it, neither end pinned, the whole pipeline timed.
 Reported: the median GiB/s of each implementation, and the median over rounds of the
 per-round ratio rapidutils / best peer (the best of the others in that same round; busybox is
 shown, not a peer).

@@ -90,7 +90,7 @@ completions            regenerate completions/ (= generate)
 generate               regenerate the man pages and completions from the tools' definitions
 bench                  compare with GNU 9.1, GNU 9.12, uutils, fcoreutils and busybox (benches/bench.py)
 speed-table            run the yes, cat and wc suites and rewrite README's speed table (CPU, date, commit)
-bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils)
+bench-peers            install the benchmark's peers at pinned versions (uutils, fcoreutils), and pv
 mca                    cycles per 64 bytes of the hot loops on llvm-mca's AVX2 models (znver1-3, skylake, alderlake); mispredicts
 clean                  cargo clean
 packaging-deps         the packaging tools (root): debhelper, lintian, rpm, rpmlint, makepkg, ...
@@ -479,6 +479,7 @@ PEERS_LOG          := target/bench-peers.log
 PEERS_INSTALL       = nice -n 19 $(CARGO) install --locked --quiet -j $(PEERS_JOBS) --target-dir target/peers
 bench-peers:
 	@mkdir -p target
+	@command -v pv >/dev/null || $(APT_INSTALL) pv
 	@for t in $(TOOLS); do \
 	  grep -qs '^"uu_'$$t' $(UUTILS_VERSION) ' $(UUTILS_ROOT)/.crates.toml && [ -x $(UUTILS_ROOT)/bin/$$t ] && continue; \
 	  echo "installing uu_$$t $(UUTILS_VERSION) into $(UUTILS_ROOT) (log: $(PEERS_LOG))"; \

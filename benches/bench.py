@@ -416,6 +416,8 @@ def suite_yes(args):
     report(f"yes into a pipe ({where}; {args.rounds} rounds)", "GiB/s, median", results, wrong=wrong)
     if shutil.which("pv"):
         suite_yes_pv(args, impls, wrong.get("yes into splice reader, line 2 B", {}))
+    else:
+        print("\nnot run: yes | pv, as typed (pv is not installed; `make bench-peers` installs it)")
 
 
 def pv_throughput(producer, nbytes):

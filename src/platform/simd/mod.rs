@@ -4,8 +4,8 @@
 //!   AVX-512), `aarch64/` (NEON, the baseline), `swar.rs` (plain Rust: the portable kernel, other targets' block).
 //! * [`Masks`] (`masks.rs`): the masks every loop uses, written once over the primitives.
 //! * The kernel families, a file each (UTF-8 checks, cat's notation, byte patterns), over the primitives, and per set
-//!   only where a set does better (`x86_64/`, `aarch64/`). [`Families::of`] chooses; a set without its own kernel inherits a
-//!   lower set's.
+//!   only where a set does better (`x86_64/`, `aarch64/`). [`Families::of`] chooses; a set without its own kernel
+//!   inherits a lower set's.
 //!
 //! [`with_masks`] is the one place a kernel is chosen: it runs the caller's [`WithMasks`] in a
 //! function compiled for the kernel's set. Holding a [`Masks`] proves that the CPU runs it.

@@ -93,12 +93,12 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// The kernels with a table of shuffles: AVX2's and NEON's.
+/// The table of the kernels that shuffle: AVX2's and NEON's.
 #[cfg(any(
     all(target_arch = "x86_64", not(feature = "portable")),
     all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
 ))]
-mod shuffles {
+pub(super) mod shuffles {
     /// The table of [`super::Notation::Shuffles`]: for four bytes whose fields (`M`, `-`, `^` or `$`, the character)
     /// are used as the index says (byte i's `M-` bit 2i, its `^` or `$` bit 2i + 1; the character always), the
     /// shuffle packing the used fields of those four bytes' 16 together, and their number. An unused place is 0x80,
@@ -139,8 +139,3 @@ mod shuffles {
 
     pub static NOTATION_SHUFFLES: NotationShuffles = notation_shuffles();
 }
-#[cfg(any(
-    all(target_arch = "x86_64", not(feature = "portable")),
-    all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))
-))]
-pub(super) use shuffles::NOTATION_SHUFFLES;

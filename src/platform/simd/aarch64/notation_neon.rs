@@ -3,7 +3,7 @@
 //! by one `tbl` from the table of shuffles. A block costs the same however many bytes need notation, which pays where
 //! most do (binary data, non-Latin text) and `cat`'s per-byte steps are costly.
 
-use crate::platform::simd::notation::NOTATION_SHUFFLES;
+use crate::platform::simd::notation::shuffles::NOTATION_SHUFFLES;
 use core::arch::aarch64::*;
 
 /// `cat -v` notation of the 16 bytes `x` at `out[at..]` (see `Masks::notation`); returns where it ends. The fields

@@ -4,7 +4,7 @@
 //! where most do (binary data, non-Latin text) and `cat`'s per-byte steps are costly. Also AVX-512's without VBMI2.
 
 use super::splat8;
-use crate::platform::simd::notation::NOTATION_SHUFFLES;
+use crate::platform::simd::notation::shuffles::NOTATION_SHUFFLES;
 use std::arch::x86_64::*;
 
 /// `cat -v` notation of the 32 bytes `x` at `out[at..]` (see `Masks::notation`); returns where

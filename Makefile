@@ -177,7 +177,8 @@ test-gnu:
 
 # The x86-64 kernels on CPU models this machine is not: qemu-x86_64 runs the glibc build and a
 # static musl one as CPUs that lack one feature each of the AVX2 kernel's (LZCNT, BMI1, BMI2,
-# POPCNT, AVX2); each must get the SSE2 kernel and print what the AVX2 kernel prints natively.
+# POPCNT, AVX2, SSSE3); each must get the SSSE3 kernel (SSE2's without POPCNT or SSSE3) and print
+# what the AVX2 kernel prints natively.
 test-cpu-models: aarch64-deps
 	@rustup target list --installed | grep -qx $(MUSL) || rustup target add $(MUSL)
 	$(CARGO) build --release --bins

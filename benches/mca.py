@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Cycles per 64 bytes of the hot loops, on CPU models this machine is not (llvm-mca).
 
-    python3 benches/mca.py [--bin DIR]... [--cpu MODEL]... [--keep DIR]
+    python3 benches/mca.py [--bin DIR]... [--kernel NAME]... [--cpu MODEL]... [--keep DIR]
 
 For each workload the release tool runs under callgrind (which counts every instruction it
 executes, deterministically, and, having no AVX-512, shows the CPU as an AVX2 one: the AVX2
-kernel is what runs), on a generated 2 MB input and on twice as much. What the second run
+kernel is what runs, or a lower one `--kernel` names: `--kernel sse2 --kernel ssse3 --cpu
+nehalem --cpu ivybridge --cpu goldmont` models the CPUs without AVX2), on a generated 2 MB input and on twice as much. What the second run
 executes more than the first is what the input's bytes cost: start-up and what a run pays
 once (`wc -L`'s width tables: 36,864 characters asked of the C library on 2 MB of Chinese)
 drop out, so the figures do not depend on the input's size. The hot code is read off those counts: the instructions of the tool's
@@ -146,11 +147,11 @@ def mca_cycles(asm, cpu):
     return total / iterations
 
 
-def measure(bin_dir, workload, inputs, work, keep):
+def measure(bin_dir, kernel, workload, inputs, work, keep):
     row, tool, args, name, locale = workload
     tool_path = os.path.join(bin_dir, tool)
     binary = os.path.realpath(tool_path)  # the multi-call binary where the tool is a link to it
-    env = dict(os.environ, LC_ALL=locale, RAPIDUTILS_SIMD="avx2")
+    env = dict(os.environ, LC_ALL=locale, RAPIDUTILS_SIMD=kernel)
     # What a run on twice the input executes more than a run on it: start-up and the costs
     # paid once a run (the C library's width tables of `wc -L`) do not count.
     once, twice = (executed(tool_path, args, inputs[key], env, work, binary) for key in (name, "twice " + name))
@@ -178,7 +179,7 @@ def measure(bin_dir, workload, inputs, work, keep):
             cycles[cpu] += mca_cycles(asm, cpu) * count
         if keep:
             slug = re.sub(r"[^a-z0-9]+", "-", row.lower()).strip("-")
-            with open(os.path.join(keep, f"{slug}.{os.path.basename(os.path.normpath(bin_dir))}.s"), "a") as f:
+            with open(os.path.join(keep, f"{slug}.{os.path.basename(os.path.normpath(bin_dir))}.{kernel}.s"), "a") as f:
                 f.write(f"# {len(instructions)} instructions run {count} times ({count / blocks:.2f} per 64 B)\n{asm}")
     return {"instructions": len(hot), "groups": len(groups), "cycles": {c: v / blocks for c, v in cycles.items()},
             "path": path_cycles, "mispredicts": mispredicts_per_block(tool_path, args, inputs, name, env),
@@ -214,10 +215,12 @@ def main():
     global CPUS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", action="append", help="directory of the release tools (repeatable)")
+    parser.add_argument("--kernel", action="append", help="RAPIDUTILS_SIMD kernel (repeatable; default avx2)")
     parser.add_argument("--cpu", action="append", help="llvm-mca CPU model (repeatable; default znver1, znver2, znver3, skylake, alderlake)")
     parser.add_argument("--keep", help="write each modelled loop's assembly into this directory")
     args = parser.parse_args()
     bins = args.bin or [os.path.join(ROOT, "target", "release")]
+    kernels = args.kernel or ["avx2"]
     CPUS = args.cpu or CPUS
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
@@ -231,10 +234,11 @@ def main():
         print(head)
         print("|" + "---|" * (head.count("|") - 1))
         for workload in WORKLOADS:
-            for bin_dir in bins:
-                r = measure(bin_dir, workload, inputs, work, args.keep)
+            for bin_dir, kernel in ((b, k) for b in bins for k in kernels):
+                r = measure(bin_dir, kernel, workload, inputs, work, args.keep)
                 cells = " | ".join(f"{r['path'][c]:.1f} / {r['cycles'][c]:.1f}" for c in CPUS)
-                print(f"| {workload[0]} | {bin_dir} | {r['instructions']} ({r['groups']}) | {r['hot_share']:.0%} | {cells} | "
+                build = bin_dir if kernels == ["avx2"] else f"{bin_dir} {kernel}"
+                print(f"| {workload[0]} | {build} | {r['instructions']} ({r['groups']}) | {r['hot_share']:.0%} | {cells} | "
                       f"{r['ir_per_byte']:.3f} | {r['mispredicts']:.2f} |", flush=True)
 
 

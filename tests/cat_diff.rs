@@ -102,7 +102,7 @@ fn every_option_combination_on_files_and_pipes() {
 #[test]
 fn every_simd_kernel_formats_the_same() {
     // The formatting loops run with each kernel's block masks (RAPIDUTILS_SIMD forces one:
-    // baseline SSE2/SWAR masks for portable and sse2, AVX2 and AVX-512 where the CPU has them).
+    // baseline SSE2/SWAR masks for portable and sse2, SSSE3, AVX2 and AVX-512 where the CPU has them).
     let dir = TempDir::new("cat-kernels");
     let paths: Vec<_> = inputs().iter().map(|(name, data)| dir.file(name, data)).collect();
     for opts in [&["-A"][..], &["-n"], &["-vns"], &["-bE"], &["-T"], &["-et"]] {

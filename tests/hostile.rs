@@ -414,7 +414,7 @@ fn mapped_files_rewritten_while_counted_give_bounded_counts() {
         }
         let _stop = StopWriter(&stop);
         let size = LEN as u64;
-        for kernel in ["portable", "sse2", "avx2", "avx512", "neon"] {
+        for kernel in ["portable", "sse2", "ssse3", "avx2", "avx512", "neon"] {
             // Every count alone (-c alone is the file's size, never read), each path's
             // pairs (-L with -w and -m measures every window), all of them, and the default.
             let every: [&[&str]; 11] =

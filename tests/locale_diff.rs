@@ -560,7 +560,7 @@ fn random_command_lines_match_gnu() {
         let locale = dice.pick(LOCALES);
         let mut extra: Vec<(&str, &str)> = Vec::new();
         if dice.one_in(4) {
-            extra.push(("RAPIDUTILS_SIMD", dice.pick(&["portable", "sse2", "avx2"])));
+            extra.push(("RAPIDUTILS_SIMD", dice.pick(&["portable", "sse2", "ssse3", "avx2"])));
         }
         if dice.one_in(4) {
             extra.push(("RAPIDUTILS_INPUT", dice.pick(&["map", "read"])));

@@ -69,8 +69,8 @@ fn list_help_version() {
     // intrinsics (build.rs).
     let kernels = match arch().as_str() {
         _ if cfg!(feature = "portable") => "portable",
-        "x86_64" if cfg!(rapidutils_avx512) => "portable, sse2, avx2, avx512",
-        "x86_64" => "portable, sse2, avx2",
+        "x86_64" if cfg!(rapidutils_avx512) => "portable, sse2, ssse3, avx2, avx512",
+        "x86_64" => "portable, sse2, ssse3, avx2",
         "aarch64" => "portable, neon",
         _ => "portable",
     };

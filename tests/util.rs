@@ -350,7 +350,7 @@ pub fn big_data() -> &'static (PathBuf, Vec<u8>) {
 /// Kernels of another architecture are not this build's and are left out without a word.
 pub fn kernels(test: &str) -> Vec<&'static str> {
     let arch_kernels: &[&'static str] =
-        if arch() == "aarch64" { &["portable", "neon"] } else { &["portable", "sse2", "avx2", "avx512"] };
+        if arch() == "aarch64" { &["portable", "neon"] } else { &["portable", "sse2", "ssse3", "avx2", "avx512"] };
     let mut run = Vec::new();
     for &kernel in arch_kernels {
         let out = Command::new(ours("wc"))

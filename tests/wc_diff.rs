@@ -321,8 +321,9 @@ fn every_character_class_and_width_as_the_c_library_says() {
 #[test]
 fn every_simd_kernel_counts_the_same() {
     // Each kernel this machine has (RAPIDUTILS_SIMD forces one; --debug names the one for -l):
-    // wc -l, and the block paths of -w, -m and -L (baseline masks for portable and sse2, AVX2
-    // masks for avx2 and avx512), on inputs long enough for every block size and remainder.
+    // wc -l, and the block paths of -w, -m and -L (baseline masks for portable and sse2, SSSE3's,
+    // AVX2's and AVX-512's where the CPU has them), on inputs long enough for every block size
+    // and remainder.
     let dir = TempDir::new("wc-kernels");
     let mut lines = Vec::new();
     for i in 0..70_000u32 {
@@ -357,7 +358,7 @@ fn every_simd_kernel_counts_the_same() {
         let expected = run_piped(gnu, None);
         assert_eq!(expected.status, "exit 0");
         let mut seen = Vec::new();
-        let kernels = ["portable", "neon", "sse2", "avx2", "avx512"];
+        let kernels = ["portable", "neon", "sse2", "ssse3", "avx2", "avx512"];
         for kernel in kernels {
             let [mut mine, _] = pair(locale);
             mine.env("RAPIDUTILS_SIMD", kernel).args(opts).arg("--debug").args(&inputs);
@@ -381,7 +382,11 @@ fn every_simd_kernel_counts_the_same() {
             // A kernel that was asked for and did not run was compared above only as a name
             // that falls back: say so.
             for (kernel, said) in kernels.iter().zip(&seen) {
-                let this_arch = if arch() == "aarch64" { *kernel == "neon" } else { kernel.starts_with("avx") };
+                let this_arch = if arch() == "aarch64" {
+                    *kernel == "neon"
+                } else {
+                    kernel.starts_with("avx") || *kernel == "ssse3"
+                };
                 if this_arch
                     && !cfg!(feature = "portable")
                     && !said.contains(&format!("RAPIDUTILS_SIMD: using {kernel}\n"))

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     pub sse2: bool,
+    /// SSSE3's byte shuffle (PSHUFB), CPUID.1:ECX bit 9.
+    pub ssse3: bool,
     pub popcnt: bool,
     pub avx2: bool,
     pub bmi1: bool,
@@ -34,6 +36,7 @@ impl Features {
     pub fn has(&self, name: &str) -> Option<bool> {
         Some(match name {
             "sse2" => self.sse2,
+            "ssse3" => self.ssse3,
             "popcnt" => self.popcnt,
             "avx2" => self.avx2,
             "bmi1" => self.bmi1,
@@ -106,6 +109,7 @@ fn detect() -> Features {
     let os_avx512 = os_avx && xcr0 & 0b1110_0000 == 0b1110_0000 && bit(ebx7, 16);
     Features {
         sse2: bit(edx1, 26),
+        ssse3: bit(ecx1, 9),
         popcnt: bit(ecx1, 23),
         avx2: os_avx && bit(ebx7, 5),
         bmi1: bit(ebx7, 3),
@@ -179,6 +183,7 @@ fn cpuid_leaves() -> Leaves {
 fn detect() -> Features {
     Features {
         sse2: cfg!(target_feature = "sse2"),
+        ssse3: cfg!(target_feature = "ssse3"),
         popcnt: cfg!(target_feature = "popcnt"),
         avx2: cfg!(target_feature = "avx2"),
         bmi1: cfg!(target_feature = "bmi1"),
@@ -259,6 +264,7 @@ mod tests {
         use std::arch::is_x86_feature_detected as has;
         let f = super::detect();
         assert_eq!(f.sse2, has!("sse2"));
+        assert_eq!(f.ssse3, has!("ssse3"));
         assert_eq!(f.popcnt, has!("popcnt"));
         assert_eq!(f.avx2, has!("avx2"));
         assert_eq!(f.bmi1, has!("bmi1"));
@@ -296,6 +302,7 @@ mod tests {
         let has = |flag: &str| flags.contains(&flag);
         let f = super::features();
         assert_eq!(f.sse2, has("sse2"));
+        assert_eq!(f.ssse3, has("ssse3"));
         assert_eq!(f.popcnt, has("popcnt"));
         assert_eq!(f.avx2, has("avx2"));
         assert_eq!(f.bmi1, has("bmi1"));

@@ -14,7 +14,7 @@ pub fn kernels(test: &str) -> Vec<Kernel> {
     let this_arch = |k: &Kernel| match k {
         Kernel::Portable => true,
         Kernel::Neon => cfg!(target_arch = "aarch64"),
-        Kernel::Sse2 | Kernel::Avx2 | Kernel::Avx512 => cfg!(target_arch = "x86_64"),
+        Kernel::Sse2 | Kernel::Ssse3 | Kernel::Avx2 | Kernel::Avx512 => cfg!(target_arch = "x86_64"),
     };
     let (run, missing): (Vec<Kernel>, Vec<Kernel>) =
         Kernel::ALL.into_iter().filter(this_arch).partition(|k| k.is_available());

@@ -16,11 +16,11 @@ pub(super) const SLOT: usize = 128 + 256 + 64;
 const STEPS: usize = 2;
 
 /// How many bytes to notate a block may have and still go by the steps, where the kernel has a notation of its own.
-/// On x86-64, two passes of steps, as timed. NEON's notation costs more a block (16 bytes a register): qemu counts
-/// fewer instructions for the steps up to eight bytes (benches/RESULTS.md, "Figures behind code comments").
+/// With AVX2 and AVX-512, two passes of steps, as timed. NEON's and SSSE3's notation cost more a block (16 bytes a
+/// register): the steps take fewer instructions up to eight bytes (benches/RESULTS.md, "Figures behind code comments").
 const fn dense_above(kernel: Kernel) -> usize {
     match kernel {
-        Kernel::Neon => 8,
+        Kernel::Neon | Kernel::Ssse3 => 8,
         _ => 2 * STEPS,
     }
 }

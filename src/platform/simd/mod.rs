@@ -1,7 +1,7 @@
 //! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time, as in `memchr`.
 //!
-//! * [`Block64`] (`block.rs`): a block's primitives, one implementation per set: `x86_64/` (SSE2, the baseline; AVX2;
-//!   AVX-512), `aarch64/` (NEON, the baseline), `swar.rs` (plain Rust: the portable kernel, other targets' block).
+//! * [`Block64`] (`block.rs`): a block's primitives, one implementation per set: `x86_64/` (SSE2, the baseline;
+//!   SSSE3; AVX2; AVX-512), `aarch64/` (NEON, the baseline), `swar.rs` (plain Rust: the portable kernel, other targets' block).
 //! * [`Masks`] (`masks.rs`): the masks every loop uses, written once over the primitives.
 //! * The kernel families, a file each (UTF-8 checks, cat's notation, byte patterns), over the primitives, and per set
 //!   only where a set does better (`x86_64/`, `aarch64/`). [`Families::of`] chooses; a set without its own kernel
@@ -53,13 +53,16 @@ pub enum Kernel {
     /// aarch64's baseline.
     Neon,
     Sse2,
+    /// SSE2 with SSSE3's byte shuffle and POPCNT (in x86-64-v2): CPUs without AVX2 from Nehalem and Silvermont on.
+    Ssse3,
     Avx2,
     Avx512,
 }
 
 impl Kernel {
     /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 5] = [Kernel::Portable, Kernel::Neon, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512];
+    pub const ALL: [Kernel; 6] =
+        [Kernel::Portable, Kernel::Neon, Kernel::Sse2, Kernel::Ssse3, Kernel::Avx2, Kernel::Avx512];
 
     /// The name `wc --debug` prints (GNU's names for the same instruction sets).
     pub fn name(self) -> &'static str {
@@ -67,6 +70,7 @@ impl Kernel {
             Kernel::Portable => "portable",
             Kernel::Neon => "neon",
             Kernel::Sse2 => "sse2",
+            Kernel::Ssse3 => "ssse3",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
         }
@@ -77,7 +81,7 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             Kernel::Neon => cfg!(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))),
-            Kernel::Sse2 | Kernel::Avx2 => cfg!(all(target_arch = "x86_64", not(feature = "portable"))),
+            Kernel::Sse2 | Kernel::Ssse3 | Kernel::Avx2 => cfg!(all(target_arch = "x86_64", not(feature = "portable"))),
             // Where the compiler has the AVX-512 intrinsics (build.rs).
             Kernel::Avx512 => cfg!(all(target_arch = "x86_64", not(feature = "portable"), rapidutils_avx512)),
         }
@@ -87,6 +91,7 @@ impl Kernel {
     pub fn target_features(self) -> &'static [&'static str] {
         match self {
             Kernel::Portable | Kernel::Neon | Kernel::Sse2 => &[],
+            Kernel::Ssse3 => &["ssse3", "popcnt"],
             Kernel::Avx2 => &["avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
             Kernel::Avx512 => &["avx512f", "avx512bw", "avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
         }
@@ -95,7 +100,7 @@ impl Kernel {
     /// Whether the set's table look-ups ([`Block64::lookup16`], [`Block64::lookup64`]) are
     /// vector instructions (byte shuffles): without them a caller may do better by compares.
     pub const fn table_lookups(self) -> bool {
-        matches!(self, Kernel::Neon | Kernel::Avx2 | Kernel::Avx512)
+        matches!(self, Kernel::Neon | Kernel::Ssse3 | Kernel::Avx2 | Kernel::Avx512)
     }
 
     /// Whether the kernel's code is compiled for AVX2 (so AVX2's family kernels run in it).
@@ -127,6 +132,7 @@ impl Kernel {
             // so that `wc --debug` says what GNU's does (the portable kernel runs then).
             Kernel::Neon => features.neon,
             Kernel::Sse2 => features.sse2,
+            Kernel::Ssse3 => has_all,
             Kernel::Avx2 => has_all && !features.avx2_disabled,
             // Compiled for AVX2 too: the CPU must have it, even where GLIBC_TUNABLES turned the
             // AVX2 kernel off (GNU's wc then still uses AVX-512, and so do we).
@@ -210,6 +216,9 @@ pub fn with_masks<W: WithMasks>(kernel: Kernel, work: W) -> W::Output {
         // SAFETY: as for AVX-512.
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         Kernel::Avx2 => unsafe { x86_64::with_avx2(work, features) },
+        // SAFETY: as for AVX-512.
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        Kernel::Ssse3 => unsafe { x86_64::with_ssse3(work, features) },
         // SAFETY: SWAR is plain Rust: every CPU runs it.
         Kernel::Portable => work.run(unsafe { Masks::<swar::Swar>::new(features) }),
         // SAFETY: the baseline set is enabled for the whole build: every CPU it runs on has it.

@@ -43,8 +43,8 @@ pub enum Notation {
     /// AVX-512 VBMI2: byte permutes and compresses, cheaper than `cat`'s own steps on every
     /// block, so every whole block of a chunk goes through it (`x86_64/notation_vbmi2.rs`).
     Permutes,
-    /// AVX2 and NEON: interleaves and a shuffle from a table per four bytes (`NOTATION_SHUFFLES`), for blocks with
-    /// much to notate (`x86_64/notation_avx2.rs`, `aarch64/notation_neon.rs`).
+    /// SSSE3, AVX2 and NEON: interleaves and a shuffle from a table per four bytes (`NOTATION_SHUFFLES`), for blocks
+    /// with much to notate (`x86_64/notation_ssse3.rs`, `x86_64/notation_avx2.rs`, `aarch64/notation_neon.rs`).
     Shuffles,
     /// None: `cat` maps every byte itself.
     Steps,
@@ -60,7 +60,7 @@ pub fn choose(kernel: Kernel, features: Features) -> Notation {
     match kernel {
         // (PERMUTES_FEATURES, which a test holds to this.)
         Kernel::Avx512 if features.avx512vbmi && features.avx512vbmi2 => Notation::Permutes,
-        Kernel::Avx512 | Kernel::Avx2 | Kernel::Neon => Notation::Shuffles,
+        Kernel::Avx512 | Kernel::Avx2 | Kernel::Ssse3 | Kernel::Neon => Notation::Shuffles,
         Kernel::Sse2 | Kernel::Portable => Notation::Steps,
     }
 }
@@ -83,6 +83,11 @@ impl<B: Block64> Masks<B> {
                 // SAFETY: `B`'s set has AVX2 (`Kernel::has_avx2`); a `Masks<B>` proves the CPU runs it (`Masks::new`).
                 return unsafe { super::x86_64::notation_avx2::notation_blocks(input, tabs, ends, out) };
             }
+            if B::KERNEL == Kernel::Ssse3 && self.families().notation == Notation::Shuffles {
+                // SAFETY: a `Masks<B>` of the SSSE3 kernel proves the CPU has SSSE3 (`Masks::new`); its code is
+                // compiled for it (`with_ssse3`).
+                return unsafe { super::x86_64::notation_ssse3::notation_blocks(input, tabs, ends, out) };
+            }
         }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable")))]
         if B::KERNEL == Kernel::Neon && self.families().notation == Notation::Shuffles {
@@ -93,7 +98,7 @@ impl<B: Block64> Masks<B> {
     }
 }
 
-/// The table of the kernels that shuffle: AVX2's and NEON's.
+/// The table of the kernels that shuffle: SSSE3's, AVX2's and NEON's.
 #[cfg(any(
     all(target_arch = "x86_64", not(feature = "portable")),
     all(target_arch = "aarch64", target_feature = "neon", not(feature = "portable"))

@@ -770,8 +770,8 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
         "notation_vbmi2.rs" => with(&super::notation::PERMUTES_FEATURES),
         "utf8_vbmi.rs" => with(&super::utf8::PERMUTES_FEATURES),
         "mod.rs" => with(&[]),
-        // The baseline: compiled for no feature beyond the build's.
-        "sse2.rs" => Vec::new(),
+        // SSE2's and SSSE3's blocks, and SSSE3's notation, which inlines into SSSE3's.
+        "sse.rs" | "notation_ssse3.rs" => Kernel::Ssse3.target_features().to_vec(),
         other => panic!("x86_64/{other} is new: say here which kernel's checks guard its code"),
     };
     let features = crate::platform::cpu::features();
@@ -788,8 +788,8 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
             }
         }
     }
-    // avx2.rs 5, avx512.rs 7, notation_vbmi2.rs 5, utf8_vbmi.rs 3, mod.rs 1: the scan works.
-    assert!(named >= 21, "found only {named} feature names in {}", dir.display());
+    // sse.rs 2, avx2.rs 5, avx512.rs 7, notation_vbmi2.rs 5, utf8_vbmi.rs 3, mod.rs 1: the scan works.
+    assert!(named >= 23, "found only {named} feature names in {}", dir.display());
 }
 
 /// A CPU that lacks any of a kernel's target features gets the next kernel down that it has.
@@ -799,6 +799,7 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
     use crate::platform::cpu::Features;
     let full = Features {
         sse2: true,
+        ssse3: true,
         popcnt: true,
         avx2: true,
         bmi1: true,
@@ -829,21 +830,36 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
         let avx2 = Kernel::Avx2.target_features().contains(name);
         assert_eq!(Kernel::Avx2.runs_with(lacking), !avx2, "AVX2 without {name}");
         assert!(Kernel::Sse2.runs_with(lacking));
+        assert_eq!(Kernel::Ssse3.runs_with(lacking), *name != "popcnt", "SSSE3 without {name}");
     }
+    // SSSE3's kernel needs POPCNT too: Core 2 has SSSE3 alone.
+    let core2 = Features { sse2: true, ssse3: true, ..Features::default() };
+    assert!(!Kernel::Ssse3.runs_with(core2) && Kernel::Sse2.runs_with(core2));
+    assert!(Kernel::Ssse3.runs_with(Features { popcnt: true, ..core2 }));
 }
 
 /// Each family's kernel on CPUs this machine may not be, from their features alone. Skylake-SP
 /// and Cascade Lake (AVX-512 without VBMI or VBMI2) run AVX2's notation and AVX-512's own UTF-8
-/// check by shuffles; Ice Lake and Zen 4 their own permutes; Zen 3 AVX2's; older CPUs neither.
+/// check by shuffles; Ice Lake and Zen 4 their own permutes; Zen 3 AVX2's; Nehalem to Ivy Bridge
+/// and the Atoms without AVX2 SSSE3's; Core 2 (no POPCNT) neither.
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 fn each_family_runs_the_best_kernel_the_cpu_has() {
-    let zen3 =
-        Features { sse2: true, popcnt: true, avx2: true, bmi1: true, bmi2: true, lzcnt: true, ..Features::default() };
+    let zen3 = Features {
+        sse2: true,
+        ssse3: true,
+        popcnt: true,
+        avx2: true,
+        bmi1: true,
+        bmi2: true,
+        lzcnt: true,
+        ..Features::default()
+    };
     let skylake_sp = Features { avx512f: true, avx512bw: true, ..zen3 };
     let cannon_lake = Features { avx512vbmi: true, ..skylake_sp };
     let ice_lake = Features { avx512vbmi2: true, ..cannon_lake };
-    let nehalem = Features { sse2: true, popcnt: true, ..Features::default() };
+    let nehalem = Features { sse2: true, ssse3: true, popcnt: true, ..Features::default() };
+    let core2 = Features { popcnt: false, ..nehalem };
     // A build whose compiler lacks the AVX-512 intrinsics runs AVX2's kernels there.
     let (avx512, permutes, utf8_permutes, utf8_lookups) = if Kernel::Avx512.in_build() {
         (Kernel::Avx512, Notation::Permutes, Utf8Check::Permutes, Utf8Check::Lookups)
@@ -855,7 +871,8 @@ fn each_family_runs_the_best_kernel_the_cpu_has() {
         ("Cannon Lake (VBMI, no VBMI2)", cannon_lake, avx512, Notation::Shuffles, utf8_permutes),
         ("Ice Lake, Zen 4", ice_lake, avx512, permutes, utf8_permutes),
         ("Zen 3", zen3, Kernel::Avx2, Notation::Shuffles, Utf8Check::LookupsAndThree),
-        ("Nehalem", nehalem, Kernel::Sse2, Notation::Steps, Utf8Check::Compares),
+        ("Nehalem to Ivy Bridge, Silvermont", nehalem, Kernel::Ssse3, Notation::Shuffles, Utf8Check::Lookups),
+        ("Core 2", core2, Kernel::Sse2, Notation::Steps, Utf8Check::Compares),
     ] {
         assert_eq!(Kernel::fastest(features), kernel, "{cpu}");
         assert_eq!(Families::of(kernel, features), Families { notation, utf8 }, "{cpu}");

@@ -40,7 +40,7 @@ pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
         // (PERMUTES_FEATURES, which a test holds to this.)
         Kernel::Avx512 if features.avx512vbmi => Utf8Check::Permutes,
         Kernel::Avx2 => Utf8Check::LookupsAndThree,
-        Kernel::Avx512 | Kernel::Neon => Utf8Check::Lookups,
+        Kernel::Avx512 | Kernel::Ssse3 | Kernel::Neon => Utf8Check::Lookups,
         Kernel::Sse2 | Kernel::Portable => Utf8Check::Compares,
     }
 }

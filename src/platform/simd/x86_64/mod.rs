@@ -1,6 +1,7 @@
-//! x86-64: SSE2 (part of every x86-64 CPU), AVX2 and AVX-512, which `with_masks` runs where the CPU has them, and the
-//! kernels of the families that need more than the block's primitives: cat's notation (AVX2's shuffles, AVX-512
-//! VBMI2's permutes) and the UTF-8 checks (AVX2's of one- and three-byte forms, AVX-512 VBMI's batch check).
+//! x86-64: SSE2 (part of every x86-64 CPU), SSSE3, AVX2 and AVX-512, which `with_masks` runs where the CPU has them,
+//! and the kernels of the families that need more than the block's primitives: cat's notation (SSSE3's and AVX2's
+//! shuffles, AVX-512 VBMI2's permutes) and the UTF-8 checks (AVX2's of one- and three-byte forms, AVX-512 VBMI's
+//! batch check).
 
 mod avx2;
 // Built where the compiler has the AVX-512 intrinsics (Rust 1.89, build.rs); clippy checks them for that version.
@@ -8,10 +9,11 @@ mod avx2;
 #[clippy::msrv = "1.89"]
 mod avx512;
 pub mod notation_avx2;
+pub mod notation_ssse3;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
 pub mod notation_vbmi2;
-mod sse2;
+mod sse;
 pub mod utf8_avx2;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
@@ -20,7 +22,7 @@ pub mod utf8_vbmi;
 pub use avx2::with_avx2;
 #[cfg(rapidutils_avx512)]
 pub use avx512::with_avx512;
-pub use sse2::Sse2;
+pub use sse::{Sse2, with_ssse3};
 
 /// `byte` 32 times.
 ///

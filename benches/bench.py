@@ -3,7 +3,7 @@
 uutils, fcoreutils and busybox where installed, measured in the same run, in interleaved rounds.
 
     python3 benches/bench.py [--rounds N] [--quick] [--cross-core] [--suite yes|cat|wc|scripts|startup]...
-                             [--kernel avx2|sse2|portable]... [--baseline DIR] [--update-readme]
+                             [--kernel avx2|ssse3|sse2|portable]... [--baseline DIR] [--update-readme]
 
 Every implementation's output is checked against the expected bytes (GNU 9.12's) before it is
 timed, row by row. rapidutils must print them; a peer that prints other bytes (or fails) is marked
@@ -1091,7 +1091,7 @@ def main():
     parser.add_argument("--cross-core", action="store_true",
                         help="pin yes's pipe ends to different CPUs (cat into a pipe is timed both ways)")
     parser.add_argument("--suite", action="append", choices=["yes", "cat", "wc", "scripts", "startup"])
-    parser.add_argument("--kernel", action="append", choices=["avx2", "sse2", "portable"],
+    parser.add_argument("--kernel", action="append", choices=["avx2", "ssse3", "sse2", "portable"],
                         help="scripts and cat suites: also time rapidutils with RAPIDUTILS_SIMD=KERNEL")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also time the yes, cat, wc of another rapidutils build in DIR (before/after)")

@@ -35,13 +35,14 @@ const fn hot(
     Loop { name, tool, opts, input, locale, instructions_a_byte, mispredicts_a_block }
 }
 
-const LOOPS: [Loop; 7] = [
+const LOOPS: [Loop; 8] = [
     hot("wc -m, ASCII", "wc", &["-m"], "ascii", "C.UTF-8", 0.102, 0.016),
     hot("wc -m, the benchmark's text", "wc", &["-m"], "text", "C.UTF-8", 0.567, 0.048),
     hot("wc -m, mixed scripts", "wc", &["-m"], "mixed", "C.UTF-8", 0.716, 0.022),
     hot("wc -m, Chinese", "wc", &["-m"], "chinese", "C.UTF-8", 0.661, 0.025),
     hot("cat -A, the benchmark's text", "cat", &["-A"], "text", "C", 1.652, 0.586),
     hot("cat -A, Chinese", "cat", &["-A"], "chinese", "C", 3.730, 0.009),
+    hot("cat -n, the benchmark's text", "cat", &["-n"], "text", "C", 1.875, 0.741),
     hot("wc -L, Chinese", "wc", &["-L"], "chinese", "C.UTF-8", 1.332, 0.017),
 ];
 

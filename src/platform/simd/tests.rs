@@ -792,12 +792,10 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
     assert!(named >= 23, "found only {named} feature names in {}", dir.display());
 }
 
-/// A CPU that lacks any of a kernel's target features gets the next kernel down that it has.
-#[test]
+/// The features of a Zen 3 (AVX2, no AVX-512), from which the tests below make other CPUs.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-fn a_cpu_without_one_feature_gets_a_kernel_below() {
-    use crate::platform::cpu::Features;
-    let full = Features {
+fn zen3() -> Features {
+    Features {
         sse2: true,
         ssse3: true,
         popcnt: true,
@@ -805,12 +803,15 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
         bmi1: true,
         bmi2: true,
         lzcnt: true,
-        avx512f: true,
-        avx512bw: true,
-        avx512vbmi: true,
-        avx512vbmi2: true,
         ..Features::default()
-    };
+    }
+}
+
+/// A CPU that lacks any of a kernel's target features gets the next kernel down that it has.
+#[test]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+fn a_cpu_without_one_feature_gets_a_kernel_below() {
+    let full = Features { avx512f: true, avx512bw: true, avx512vbmi: true, avx512vbmi2: true, ..zen3() };
     // (A build whose compiler lacks the AVX-512 intrinsics has no AVX-512 kernel to run.)
     assert!(Kernel::Avx512.runs_with(full) == Kernel::Avx512.in_build() && Kernel::Avx2.runs_with(full));
     for name in Kernel::Avx512.target_features() {
@@ -845,16 +846,7 @@ fn a_cpu_without_one_feature_gets_a_kernel_below() {
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 fn each_family_runs_the_best_kernel_the_cpu_has() {
-    let zen3 = Features {
-        sse2: true,
-        ssse3: true,
-        popcnt: true,
-        avx2: true,
-        bmi1: true,
-        bmi2: true,
-        lzcnt: true,
-        ..Features::default()
-    };
+    let zen3 = zen3();
     let skylake_sp = Features { avx512f: true, avx512bw: true, ..zen3 };
     let cannon_lake = Features { avx512vbmi: true, ..skylake_sp };
     let ice_lake = Features { avx512vbmi2: true, ..cannon_lake };

@@ -1,7 +1,8 @@
 //! The SIMD block masks of `wc`'s and `cat`'s loops, chosen at run time, as in `memchr`.
 //!
 //! * [`Block64`] (`block.rs`): a block's primitives, one implementation per set: `x86_64/` (SSE2, the baseline;
-//!   SSSE3; AVX2; AVX-512), `aarch64/` (NEON, the baseline), `swar.rs` (plain Rust: the portable kernel, other targets' block).
+//!   SSSE3; AVX2; AVX-512), `aarch64/` (NEON, the baseline), `swar.rs` (plain Rust: the portable kernel, other
+//!   targets' block).
 //! * [`Masks`] (`masks.rs`): the masks every loop uses, written once over the primitives.
 //! * The kernel families, a file each (UTF-8 checks, cat's notation, byte patterns), over the primitives, and per set
 //!   only where a set does better (`x86_64/`, `aarch64/`). [`Families::of`] chooses; a set without its own kernel

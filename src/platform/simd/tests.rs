@@ -651,12 +651,12 @@ fn one_and_three_byte_text() -> Vec<u8> {
 
 /// Asserts that every kernel's check of one- and three-byte characters answers `bytes` as the
 /// reference does, or not at all (None: the full check follows). With `must_answer`, every
-/// kernel that has the check ([`Utf8Check::LookupsAndThree`]) must answer.
+/// kernel that has the check ([`Utf8Check::has_three`]) must answer.
 fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, what: &str) {
     let want = Answer::Utf8Continuation(utf8_continuation_reference(bytes));
     for runner in runners(test) {
         let got = runner.run(Probe::Utf8ContinuationThree(bytes));
-        let has_check = runner.families().utf8 == Utf8Check::LookupsAndThree;
+        let has_check = runner.families().utf8.has_three();
         if got != Answer::Utf8Continuation(None) || (must_answer && has_check) {
             assert!(has_check, "{runner:?} answered without the check");
             assert_eq!(got, want, "{} {what}: {bytes:02x?}", runner.name());
@@ -665,7 +665,7 @@ fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, w
 }
 
 /// The check of one- and three-byte characters (`utf8_continuation_three`) over 1 to the most
-/// blocks it takes: AVX2's answers such text as the reference does. With bytes changed (before
+/// blocks it takes: every kernel with the check answers such text as the reference does. With bytes changed (before
 /// the first block, at block ends, anywhere), every kernel answers as the reference or not at all.
 #[test]
 fn utf8_continuation_three_matches_the_reference_or_passes() {
@@ -764,14 +764,15 @@ fn kernels_run_only_where_the_cpu_has_every_feature_they_are_compiled_for() {
     // The features checked before each file's code runs.
     let checked = |file: &str| match file {
         // The block kernels, and the families' AVX2 kernels, which inline into either.
-        "avx2.rs" | "notation_avx2.rs" | "utf8_avx2.rs" => Kernel::Avx2.target_features().to_vec(),
+        "avx2.rs" | "notation_avx2.rs" => Kernel::Avx2.target_features().to_vec(),
         "avx512.rs" => Kernel::Avx512.target_features().to_vec(),
         // The VBMI kernels and their load (mod.rs) run only from AVX-512, with their extensions.
         "notation_vbmi2.rs" => with(&super::notation::PERMUTES_FEATURES),
         "utf8_vbmi.rs" => with(&super::utf8::PERMUTES_FEATURES),
         "mod.rs" => with(&[]),
-        // SSE2's and SSSE3's blocks, and SSSE3's notation, which inlines into SSSE3's.
-        "sse.rs" | "notation_ssse3.rs" => Kernel::Ssse3.target_features().to_vec(),
+        // SSE2's and SSSE3's blocks, and SSSE3's notation, which inlines into SSSE3's; the check of one- and
+        // three-byte forms, which inlines into AVX2's or SSE2's.
+        "sse.rs" | "notation_ssse3.rs" | "utf8_three.rs" => Kernel::Ssse3.target_features().to_vec(),
         other => panic!("x86_64/{other} is new: say here which kernel's checks guard its code"),
     };
     let features = crate::platform::cpu::features();
@@ -863,8 +864,8 @@ fn each_family_runs_the_best_kernel_the_cpu_has() {
         ("Cannon Lake (VBMI, no VBMI2)", cannon_lake, avx512, Notation::Shuffles, utf8_permutes),
         ("Ice Lake, Zen 4", ice_lake, avx512, permutes, utf8_permutes),
         ("Zen 3", zen3, Kernel::Avx2, Notation::Shuffles, Utf8Check::LookupsAndThree),
-        ("Nehalem to Ivy Bridge, Silvermont", nehalem, Kernel::Ssse3, Notation::Shuffles, Utf8Check::Lookups),
-        ("Core 2", core2, Kernel::Sse2, Notation::Steps, Utf8Check::Compares),
+        ("Nehalem to Ivy Bridge, Silvermont", nehalem, Kernel::Ssse3, Notation::Shuffles, Utf8Check::LookupsAndThree),
+        ("Core 2", core2, Kernel::Sse2, Notation::Steps, Utf8Check::ComparesAndThree),
     ] {
         assert_eq!(Kernel::fastest(features), kernel, "{cpu}");
         assert_eq!(Families::of(kernel, features), Families { notation, utf8 }, "{cpu}");

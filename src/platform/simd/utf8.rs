@@ -20,12 +20,21 @@ pub const UTF8_SPARSE_BLOCKS_MAX: usize = 64;
 pub enum Utf8Check {
     /// AVX-512 VBMI's byte permutes (`x86_64/utf8_vbmi.rs`).
     Permutes,
-    /// Look-ups by shuffles; on text of one- and three-byte characters, first AVX2's check of those (`utf8_avx2`).
+    /// Look-ups by shuffles; on text of one- and three-byte characters, first the check of those (`utf8_three`).
     LookupsAndThree,
     /// Nibble look-ups by byte shuffles.
     Lookups,
+    /// Compares (no byte shuffle); on text of one- and three-byte characters, first the check of those.
+    ComparesAndThree,
     /// Compares (no byte shuffle).
     Compares,
+}
+
+impl Utf8Check {
+    /// Whether text of one- and three-byte characters is first checked for those forms alone (`utf8_three`).
+    pub fn has_three(self) -> bool {
+        matches!(self, Utf8Check::LookupsAndThree | Utf8Check::ComparesAndThree)
+    }
 }
 
 /// What [`Utf8Check::Permutes`] needs beyond the AVX-512 kernel's features.
@@ -34,14 +43,17 @@ pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 
 /// The UTF-8 check of `kernel` with `features`. AVX-512 without VBMI could run AVX2's check of one- and three-byte
 /// forms, but its own by shuffles (one register a block) costs less (benches/RESULTS.md, "AVX-512 without VBMI").
+/// SSE2's and SSSE3's registers run the check of those forms too: it costs fewer instructions than their full
+/// checks (benches/RESULTS.md, "the check of one- and three-byte forms on SSE").
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {
         // (PERMUTES_FEATURES, which a test holds to this.)
         Kernel::Avx512 if features.avx512vbmi => Utf8Check::Permutes,
-        Kernel::Avx2 => Utf8Check::LookupsAndThree,
-        Kernel::Avx512 | Kernel::Ssse3 | Kernel::Neon => Utf8Check::Lookups,
-        Kernel::Sse2 | Kernel::Portable => Utf8Check::Compares,
+        Kernel::Avx2 | Kernel::Ssse3 => Utf8Check::LookupsAndThree,
+        Kernel::Avx512 | Kernel::Neon => Utf8Check::Lookups,
+        Kernel::Sse2 => Utf8Check::ComparesAndThree,
+        Kernel::Portable => Utf8Check::Compares,
     }
 }
 
@@ -200,15 +212,18 @@ impl<B: Block64> Masks<B> {
 
     /// [`Self::utf8_continuation`] of text of one- and three-byte characters (Chinese, Japanese, Korean, Indic
     /// scripts, Thai), by a check of those forms alone, without look-ups. None where it cannot tell (a two- or
-    /// four-byte form, an error), or without the check (all kernels but [`Utf8Check::LookupsAndThree`]).
+    /// four-byte form, an error), or without the check (kernels whose family lacks it, [`Utf8Check::has_three`]).
     #[inline(always)]
     pub fn utf8_continuation_three(self, bytes: Changing<'_>) -> Option<u64> {
         let bytes = bytes.read_each_once();
         debug_assert!(bytes.len() <= 64 * UTF8_BLOCKS_MAX + 3);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if B::KERNEL.has_avx2() && self.families().utf8 == Utf8Check::LookupsAndThree {
-            // SAFETY: `B`'s set has AVX2 (`Kernel::has_avx2`); a `Masks<B>` proves the CPU runs it (see `Masks::new`).
-            return unsafe { super::x86_64::utf8_avx2::utf8_continuation_three(bytes) };
+        if self.families().utf8.has_three() {
+            use super::x86_64::utf8_three::utf8_continuation_three as three;
+            use std::arch::x86_64::{__m128i, __m256i};
+            // SAFETY: `B`'s set has AVX2 (`Kernel::has_avx2`), or SSE2 (every x86-64 CPU's); a `Masks<B>` proves the
+            // CPU runs it (see `Masks::new`), and this code inlines into the set's.
+            return unsafe { if B::KERNEL.has_avx2() { three::<__m256i>(bytes) } else { three::<__m128i>(bytes) } };
         }
         None
     }

@@ -1,7 +1,7 @@
 //! x86-64: SSE2 (part of every x86-64 CPU), SSSE3, AVX2 and AVX-512, which `with_masks` runs where the CPU has them,
 //! and the kernels of the families that need more than the block's primitives: cat's notation (SSSE3's and AVX2's
-//! shuffles, AVX-512 VBMI2's permutes) and the UTF-8 checks (AVX2's of one- and three-byte forms, AVX-512 VBMI's
-//! batch check).
+//! shuffles, AVX-512 VBMI2's permutes) and the UTF-8 checks (of one- and three-byte forms on AVX2's and SSE2's
+//! registers, AVX-512 VBMI's batch check).
 
 mod avx2;
 // Built where the compiler has the AVX-512 intrinsics (Rust 1.89, build.rs); clippy checks them for that version.
@@ -14,7 +14,7 @@ pub mod notation_ssse3;
 #[clippy::msrv = "1.89"]
 pub mod notation_vbmi2;
 mod sse;
-pub mod utf8_avx2;
+pub mod utf8_three;
 #[cfg(rapidutils_avx512)]
 #[clippy::msrv = "1.89"]
 pub mod utf8_vbmi;

@@ -1,0 +1,205 @@
+//! The check of one- and three-byte characters (`Utf8Check::has_three`) on AVX2's 32-byte registers and SSE2's
+//! 16-byte ones, one algorithm over [`Lane`]: compares, no look-ups.
+
+use super::super::{UTF8_BLOCKS_MAX, prefetch};
+use std::arch::x86_64::*;
+
+/// One register of bytes and the operations the check uses.
+///
+/// # Safety
+/// Every method runs the register's instructions (AVX2's or SSE2's): call it only on a CPU that has them, from code
+/// compiled for them, so that it inlines there.
+pub trait Lane: Copy {
+    /// Bytes in a register.
+    const BYTES: usize;
+    /// The register at `bytes[at..]` (panics when it is not all there).
+    unsafe fn load(bytes: &[u8], at: usize) -> Self;
+    unsafe fn splat(byte: u8) -> Self;
+    /// 0xff where `self < other`, both signed, else 0.
+    unsafe fn lt_signed(self, other: Self) -> Self;
+    /// 0xff where equal, else 0.
+    unsafe fn eq(self, other: Self) -> Self;
+    unsafe fn wrapping_sub(self, other: Self) -> Self;
+    unsafe fn saturating_sub(self, other: Self) -> Self;
+    /// The larger, unsigned.
+    unsafe fn max(self, other: Self) -> Self;
+    unsafe fn and(self, other: Self) -> Self;
+    unsafe fn or(self, other: Self) -> Self;
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Whether bit 7 of some byte is set.
+    unsafe fn any_sign(self) -> bool;
+    /// The sum of the bytes, unsigned.
+    unsafe fn sum(self) -> u64;
+}
+
+/// Implements [`Lane`] for a register type by its intrinsics.
+macro_rules! lane {
+    ($t:ty, $bytes:literal, $load:ident, $set1:ident, $cmpgt:ident, $cmpeq:ident, $sub:ident, $subs:ident, $max:ident,
+     $and:ident, $or:ident, $xor:ident, $movemask:ident, |$s:ident| $sum:expr) => {
+        // SAFETY (every method): the trait's contract.
+        impl Lane for $t {
+            const BYTES: usize = $bytes;
+            #[inline(always)]
+            unsafe fn load(bytes: &[u8], at: usize) -> Self {
+                let register: &[u8; $bytes] = bytes[at..at + $bytes].try_into().unwrap();
+                // SAFETY: the trait's contract; `register` is that many readable bytes, loaded unaligned.
+                unsafe { $load(register.as_ptr().cast()) }
+            }
+            #[inline(always)]
+            unsafe fn splat(byte: u8) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $set1(byte as i8) }
+            }
+            #[inline(always)]
+            unsafe fn lt_signed(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $cmpgt(other, self) }
+            }
+            #[inline(always)]
+            unsafe fn eq(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $cmpeq(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn wrapping_sub(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $sub(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn saturating_sub(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $subs(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn max(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $max(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn and(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $and(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn or(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $or(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn xor(self, other: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $xor(self, other) }
+            }
+            #[inline(always)]
+            unsafe fn any_sign(self) -> bool {
+                // SAFETY: the trait's contract.
+                unsafe { $movemask(self) != 0 }
+            }
+            #[inline(always)]
+            unsafe fn sum(self) -> u64 {
+                let $s = self;
+                // SAFETY: the trait's contract.
+                unsafe { $sum }
+            }
+        }
+    };
+}
+
+lane!(
+    __m256i,
+    32,
+    _mm256_loadu_si256,
+    _mm256_set1_epi8,
+    _mm256_cmpgt_epi8,
+    _mm256_cmpeq_epi8,
+    _mm256_sub_epi8,
+    _mm256_subs_epu8,
+    _mm256_max_epu8,
+    _mm256_and_si256,
+    _mm256_or_si256,
+    _mm256_xor_si256,
+    _mm256_movemask_epi8,
+    |v| {
+        let s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+        let s = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(s))) as u64
+    }
+);
+
+lane!(
+    __m128i,
+    16,
+    _mm_loadu_si128,
+    _mm_set1_epi8,
+    _mm_cmpgt_epi8,
+    _mm_cmpeq_epi8,
+    _mm_sub_epi8,
+    _mm_subs_epu8,
+    _mm_max_epu8,
+    _mm_and_si128,
+    _mm_or_si128,
+    _mm_xor_si128,
+    _mm_movemask_epi8,
+    |v| {
+        let s = _mm_sad_epu8(v, _mm_setzero_si128());
+        (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(s))) as u64
+    }
+);
+
+/// `Masks::utf8_continuation_three`: the continuation bytes of whole blocks of `bytes[3..]` where all characters are
+/// valid, of one or three bytes, else None. Three-byte forms alone need no look-ups: cheaper than Keiser and Lemire's
+/// check of all forms (benches/RESULTS.md, "Figures behind code comments"). With a byte's two before (`p1`, `p2`):
+/// - (a) no `p1` is C0..=DF or F0..=FF (every byte from `bytes[2]` to the one before the last
+///   block's last, which the next batch checks);
+/// - (b) a byte is a continuation byte exactly where `p1` or `p2` is E0 or above;
+/// - (c) after E0 comes A0..=BF, after ED 80..=9F;
+/// - and `bytes[0]` and `bytes[1]` are below F0 (a four-byte lead there asks for a continuation
+///   byte that (b) does not), and a lead at `bytes[1]` has a continuation byte after it (with
+///   another lead there, (b) would take the byte after that for its first).
+///
+/// So each lead of `bytes[2..]` is E0..=EF with two continuation bytes in its range and no more, and every
+/// continuation byte is one of those: the batch is valid (the unit tests check this against `utf8_tables::error_at`).
+/// A register a turn, so the constants stay in registers (a whole block ran short with AVX2).
+///
+/// # Safety
+/// As [`Lane`]'s: the CPU has `L`'s instructions, and the caller is compiled for them (it inlines there).
+#[inline(always)]
+pub unsafe fn utf8_continuation_three<L: Lane>(bytes: &[u8]) -> Option<u64> {
+    let &[first, second, third, ..] = bytes else { return None };
+    if first >= 0xf0 || second >= 0xf0 || (second >= 0xe0 && !(0x80..0xc0).contains(&third)) {
+        return None;
+    }
+    let whole = (bytes.len() - 3) / 64 * 64;
+    // (Which tells the compiler that AVX2's batch is one part.)
+    assert!(whole <= 64 * UTF8_BLOCKS_MAX, "batch too long");
+    // A tally's bytes count a register each: parts of whole blocks of at most 255 registers (one part with AVX2).
+    let part = 255 * L::BYTES / 64 * 64;
+    // SAFETY: the caller's guarantee; each load reads a register of the turn's window, from offset 1, 2 or 3.
+    unsafe {
+        let (mut errors, mut high) = (L::splat(0), L::splat(0));
+        let mut continuation = 0;
+        for start in (0..whole).step_by(part) {
+            let window = &bytes[start..(start + part).min(whole) + 3];
+            let mut tally = L::splat(0);
+            for (k, turn) in window.windows(L::BYTES + 3).step_by(L::BYTES).enumerate() {
+                prefetch(window, L::BYTES * k);
+                let (p2, p1, x) = (L::load(turn, 1), L::load(turn, 2), L::load(turn, 3));
+                // 0x80..=0xbf: the signed bytes below 0xc0.
+                let is_continuation = x.lt_signed(L::splat(0xc0));
+                tally = tally.wrapping_sub(is_continuation);
+                // (b): bit 7 of the larger of `p1` and `p2` less 0x60 is set from E0 up.
+                let after_lead = p1.max(p2).saturating_sub(L::splat(0x60));
+                errors = errors.or(after_lead.xor(is_continuation));
+                // (a): with bit 5 flipped, C0..=DF and F0..=FF are D0 and above, the rest below.
+                high = high.max(p1.xor(L::splat(0x20)));
+                // (c): E0 before 0x80..=0x9f, and ED before anything else, become ED.
+                let below_a0 = x.lt_signed(L::splat(0xa0));
+                let limited = p1.xor(below_a0.and(L::splat(0x0d)));
+                errors = errors.or(limited.eq(L::splat(0xed)));
+            }
+            continuation += tally.sum();
+        }
+        errors = errors.or(high.saturating_sub(L::splat(0x50)));
+        (!errors.any_sign()).then_some(continuation)
+    }
+}

@@ -44,7 +44,7 @@ pub const PERMUTES_FEATURES: [&str; 1] = ["avx512vbmi"];
 /// The UTF-8 check of `kernel` with `features`. AVX-512 without VBMI could run AVX2's check of one- and three-byte
 /// forms, but its own by shuffles (one register a block) costs less (benches/RESULTS.md, "AVX-512 without VBMI").
 /// SSE2's and SSSE3's registers run the check of those forms too: it costs fewer instructions than their full
-/// checks (benches/RESULTS.md, "the check of one- and three-byte forms on SSE").
+/// checks (benches/RESULTS.md, "The check of one- and three-byte forms on SSE").
 #[inline(always)]
 pub fn choose(kernel: Kernel, features: Features) -> Utf8Check {
     match kernel {

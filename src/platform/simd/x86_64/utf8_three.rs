@@ -15,8 +15,12 @@ pub trait Lane: Copy {
     /// The register at `bytes[at..]` (panics when it is not all there).
     unsafe fn load(bytes: &[u8], at: usize) -> Self;
     unsafe fn splat(byte: u8) -> Self;
-    /// 0xff where `self < other`, both signed, else 0.
-    unsafe fn lt_signed(self, other: Self) -> Self;
+    /// Whether bit 7 of some byte is set.
+    unsafe fn any_sign(self) -> bool;
+    /// The sum of the bytes, unsigned.
+    unsafe fn sum(self) -> u64;
+    /// 0xff where `self > other`, both signed, else 0.
+    unsafe fn gt_signed(self, other: Self) -> Self;
     /// 0xff where equal, else 0.
     unsafe fn eq(self, other: Self) -> Self;
     unsafe fn wrapping_sub(self, other: Self) -> Self;
@@ -26,17 +30,13 @@ pub trait Lane: Copy {
     unsafe fn and(self, other: Self) -> Self;
     unsafe fn or(self, other: Self) -> Self;
     unsafe fn xor(self, other: Self) -> Self;
-    /// Whether bit 7 of some byte is set.
-    unsafe fn any_sign(self) -> bool;
-    /// The sum of the bytes, unsigned.
-    unsafe fn sum(self) -> u64;
 }
 
-/// Implements [`Lane`] for a register type by its intrinsics.
+/// Implements [`Lane`] for a register type: its load, splat, sign test and sum, then each operation on two registers
+/// by its intrinsic.
 macro_rules! lane {
-    ($t:ty, $bytes:literal, $load:ident, $set1:ident, $cmpgt:ident, $cmpeq:ident, $sub:ident, $subs:ident, $max:ident,
-     $and:ident, $or:ident, $xor:ident, $movemask:ident, |$s:ident| $sum:expr) => {
-        // SAFETY (every method): the trait's contract.
+    ($t:ty, $bytes:literal, $load:ident, $set1:ident, $movemask:ident, |$s:ident| $sum:expr,
+     $($op:ident: $intrinsic:ident),* $(,)?) => {
         impl Lane for $t {
             const BYTES: usize = $bytes;
             #[inline(always)]
@@ -51,46 +51,6 @@ macro_rules! lane {
                 unsafe { $set1(byte as i8) }
             }
             #[inline(always)]
-            unsafe fn lt_signed(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $cmpgt(other, self) }
-            }
-            #[inline(always)]
-            unsafe fn eq(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $cmpeq(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn wrapping_sub(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $sub(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn saturating_sub(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $subs(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn max(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $max(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn and(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $and(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn or(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $or(self, other) }
-            }
-            #[inline(always)]
-            unsafe fn xor(self, other: Self) -> Self {
-                // SAFETY: the trait's contract.
-                unsafe { $xor(self, other) }
-            }
-            #[inline(always)]
             unsafe fn any_sign(self) -> bool {
                 // SAFETY: the trait's contract.
                 unsafe { $movemask(self) != 0 }
@@ -101,50 +61,32 @@ macro_rules! lane {
                 // SAFETY: the trait's contract.
                 unsafe { $sum }
             }
+            $(
+                #[inline(always)]
+                unsafe fn $op(self, other: Self) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $intrinsic(self, other) }
+                }
+            )*
         }
     };
 }
 
-lane!(
-    __m256i,
-    32,
-    _mm256_loadu_si256,
-    _mm256_set1_epi8,
-    _mm256_cmpgt_epi8,
-    _mm256_cmpeq_epi8,
-    _mm256_sub_epi8,
-    _mm256_subs_epu8,
-    _mm256_max_epu8,
-    _mm256_and_si256,
-    _mm256_or_si256,
-    _mm256_xor_si256,
-    _mm256_movemask_epi8,
-    |v| {
+lane!(__m256i, 32, _mm256_loadu_si256, _mm256_set1_epi8, _mm256_movemask_epi8, |v| {
         let s = _mm256_sad_epu8(v, _mm256_setzero_si256());
         let s = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
         (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(s))) as u64
-    }
-);
+    },
+    gt_signed: _mm256_cmpgt_epi8, eq: _mm256_cmpeq_epi8, wrapping_sub: _mm256_sub_epi8,
+    saturating_sub: _mm256_subs_epu8, max: _mm256_max_epu8, and: _mm256_and_si256, or: _mm256_or_si256,
+    xor: _mm256_xor_si256);
 
-lane!(
-    __m128i,
-    16,
-    _mm_loadu_si128,
-    _mm_set1_epi8,
-    _mm_cmpgt_epi8,
-    _mm_cmpeq_epi8,
-    _mm_sub_epi8,
-    _mm_subs_epu8,
-    _mm_max_epu8,
-    _mm_and_si128,
-    _mm_or_si128,
-    _mm_xor_si128,
-    _mm_movemask_epi8,
-    |v| {
+lane!(__m128i, 16, _mm_loadu_si128, _mm_set1_epi8, _mm_movemask_epi8, |v| {
         let s = _mm_sad_epu8(v, _mm_setzero_si128());
         (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_srli_si128::<8>(s))) as u64
-    }
-);
+    },
+    gt_signed: _mm_cmpgt_epi8, eq: _mm_cmpeq_epi8, wrapping_sub: _mm_sub_epi8, saturating_sub: _mm_subs_epu8,
+    max: _mm_max_epu8, and: _mm_and_si128, or: _mm_or_si128, xor: _mm_xor_si128);
 
 /// `Masks::utf8_continuation_three`: the continuation bytes of whole blocks of `bytes[3..]` where all characters are
 /// valid, of one or three bytes, else None. Three-byte forms alone need no look-ups: cheaper than Keiser and Lemire's
@@ -185,7 +127,7 @@ pub unsafe fn utf8_continuation_three<L: Lane>(bytes: &[u8]) -> Option<u64> {
                 prefetch(window, L::BYTES * k);
                 let (p2, p1, x) = (L::load(turn, 1), L::load(turn, 2), L::load(turn, 3));
                 // 0x80..=0xbf: the signed bytes below 0xc0.
-                let is_continuation = x.lt_signed(L::splat(0xc0));
+                let is_continuation = L::splat(0xc0).gt_signed(x);
                 tally = tally.wrapping_sub(is_continuation);
                 // (b): bit 7 of the larger of `p1` and `p2` less 0x60 is set from E0 up.
                 let after_lead = p1.max(p2).saturating_sub(L::splat(0x60));
@@ -193,7 +135,7 @@ pub unsafe fn utf8_continuation_three<L: Lane>(bytes: &[u8]) -> Option<u64> {
                 // (a): with bit 5 flipped, C0..=DF and F0..=FF are D0 and above, the rest below.
                 high = high.max(p1.xor(L::splat(0x20)));
                 // (c): E0 before 0x80..=0x9f, and ED before anything else, become ED.
-                let below_a0 = x.lt_signed(L::splat(0xa0));
+                let below_a0 = L::splat(0xa0).gt_signed(x);
                 let limited = p1.xor(below_a0.and(L::splat(0x0d)));
                 errors = errors.or(limited.eq(L::splat(0xed)));
             }

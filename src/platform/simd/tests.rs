@@ -665,8 +665,9 @@ fn assert_three_matches_or_passes(test: &str, bytes: &[u8], must_answer: bool, w
 }
 
 /// The check of one- and three-byte characters (`utf8_continuation_three`) over 1 to the most
-/// blocks it takes: every kernel with the check answers such text as the reference does. With bytes changed (before
-/// the first block, at block ends, anywhere), every kernel answers as the reference or not at all.
+/// blocks it takes: every kernel with the check answers such text as the reference does. With
+/// bytes changed (before the first block, at block ends, anywhere), every kernel answers as the
+/// reference or not at all.
 #[test]
 fn utf8_continuation_three_matches_the_reference_or_passes() {
     let text = one_and_three_byte_text();

@@ -1,7 +1,7 @@
 //! The check of one- and three-byte characters (`Utf8Check::has_three`) on AVX2's 32-byte registers and SSE2's
 //! 16-byte ones, one algorithm over [`Lane`]: compares, no look-ups.
 
-use super::super::{UTF8_BLOCKS_MAX, prefetch};
+use super::super::prefetch;
 use std::arch::x86_64::*;
 
 /// One register of bytes and the operations the check uses.
@@ -101,7 +101,6 @@ lane!(__m128i, 16, _mm_loadu_si128, _mm_set1_epi8, _mm_movemask_epi8, |v| {
 ///
 /// So each lead of `bytes[2..]` is E0..=EF with two continuation bytes in its range and no more, and every
 /// continuation byte is one of those: the batch is valid (the unit tests check this against `utf8_tables::error_at`).
-/// A register a turn, so the constants stay in registers (a whole block ran short with AVX2).
 ///
 /// # Safety
 /// As [`Lane`]'s: the CPU has `L`'s instructions, and the caller is compiled for them (it inlines there).
@@ -111,37 +110,47 @@ pub unsafe fn utf8_continuation_three<L: Lane>(bytes: &[u8]) -> Option<u64> {
     if first >= 0xf0 || second >= 0xf0 || (second >= 0xe0 && !(0x80..0xc0).contains(&third)) {
         return None;
     }
-    let whole = (bytes.len() - 3) / 64 * 64;
-    // (Which tells the compiler that AVX2's batch is one part.)
-    assert!(whole <= 64 * UTF8_BLOCKS_MAX, "batch too long");
-    // A tally's bytes count a register each: parts of whole blocks of at most 255 registers (one part with AVX2).
-    let part = 255 * L::BYTES / 64 * 64;
-    // SAFETY: the caller's guarantee; each load reads a register of the turn's window, from offset 1, 2 or 3.
+    // SAFETY: the caller's guarantee (each load is of the turn's 35-byte window).
     unsafe {
         let (mut errors, mut high) = (L::splat(0), L::splat(0));
-        let mut continuation = 0;
-        for start in (0..whole).step_by(part) {
-            let window = &bytes[start..(start + part).min(whole) + 3];
-            let mut tally = L::splat(0);
-            for (k, turn) in window.windows(L::BYTES + 3).step_by(L::BYTES).enumerate() {
-                prefetch(window, L::BYTES * k);
-                let (p2, p1, x) = (L::load(turn, 1), L::load(turn, 2), L::load(turn, 3));
-                // 0x80..=0xbf: the signed bytes below 0xc0.
-                let is_continuation = L::splat(0xc0).gt_signed(x);
-                tally = tally.wrapping_sub(is_continuation);
-                // (b): bit 7 of the larger of `p1` and `p2` less 0x60 is set from E0 up.
-                let after_lead = p1.max(p2).saturating_sub(L::splat(0x60));
-                errors = errors.or(after_lead.xor(is_continuation));
-                // (a): with bit 5 flipped, C0..=DF and F0..=FF are D0 and above, the rest below.
-                high = high.max(p1.xor(L::splat(0x20)));
-                // (c): E0 before 0x80..=0x9f, and ED before anything else, become ED.
-                let below_a0 = L::splat(0xa0).gt_signed(x);
-                let limited = p1.xor(below_a0.and(L::splat(0x0d)));
-                errors = errors.or(limited.eq(L::splat(0xed)));
+        // A tally a register of the turn (AVX2's one, SSE2's two): each byte counts up to 254 turns, a batch's most.
+        let mut tallies = [L::splat(0); 2];
+        // Half a block a turn, so the constants stay in registers (a whole block ran short with AVX2).
+        for (k, turn) in bytes[..bytes.len() - (bytes.len() - 3) % 64].windows(35).step_by(32).enumerate() {
+            prefetch(bytes, 32 * k);
+            let turn: &[u8; 35] = turn.try_into().unwrap();
+            check_register(turn, 0, &mut tallies[0], &mut errors, &mut high);
+            if L::BYTES == 16 {
+                check_register(turn, 16, &mut tallies[1], &mut errors, &mut high);
             }
-            continuation += tally.sum();
         }
+        let continuation = tallies[0].sum() + if L::BYTES == 16 { tallies[1].sum() } else { 0 };
         errors = errors.or(high.saturating_sub(L::splat(0x50)));
         (!errors.any_sign()).then_some(continuation)
+    }
+}
+
+/// The check of the register at `turn[at + 3..]`, after the two bytes before each byte: its continuation bytes
+/// counted in `tally`, its errors or-ed into `errors`, the bytes (a) looks at into `high`.
+///
+/// # Safety
+/// As [`Lane`]'s.
+#[inline(always)]
+unsafe fn check_register<L: Lane>(turn: &[u8; 35], at: usize, tally: &mut L, errors: &mut L, high: &mut L) {
+    // SAFETY: the caller's guarantee; each load reads `L::BYTES` of the turn's bytes, from `at` + 1, 2 or 3.
+    unsafe {
+        let (p2, p1, x) = (L::load(turn, at + 1), L::load(turn, at + 2), L::load(turn, at + 3));
+        // 0x80..=0xbf: the signed bytes below 0xc0.
+        let is_continuation = L::splat(0xc0).gt_signed(x);
+        *tally = tally.wrapping_sub(is_continuation);
+        // (b): bit 7 of the larger of `p1` and `p2` less 0x60 is set from E0 up.
+        let after_lead = p1.max(p2).saturating_sub(L::splat(0x60));
+        *errors = errors.or(after_lead.xor(is_continuation));
+        // (a): with bit 5 flipped, C0..=DF and F0..=FF are D0 and above, the rest below.
+        *high = high.max(p1.xor(L::splat(0x20)));
+        // (c): E0 before 0x80..=0x9f, and ED before anything else, become ED.
+        let below_a0 = L::splat(0xa0).gt_signed(x);
+        let limited = p1.xor(below_a0.and(L::splat(0x0d)));
+        *errors = errors.or(limited.eq(L::splat(0xed)));
     }
 }
